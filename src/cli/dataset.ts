@@ -1,0 +1,68 @@
+import { createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { finished } from 'node:stream/promises';
+import { SingleBar } from 'cli-progress';
+import type { Command } from 'commander';
+import { exportDataset } from '../dataset/export.ts';
+import { ImportError, importDataset } from '../dataset/import.ts';
+import { UsageError, withStorage } from './context.ts';
+
+export function register(program: Command): void {
+  program
+    .command('import')
+    .argument('<file>', 'dataset file: a JSON document, or NDJSON when it ends in .ndjson')
+    .description('load a dataset file (upsert by id, all-or-nothing)')
+    .action(async (file: string) => {
+      await stat(file).catch(() => {
+        throw new UsageError(`cannot read ${file}`);
+      });
+      const bar = process.stderr.isTTY
+        ? new SingleBar({ format: 'importing {value} records | {rate} records/s | {duration}s', stream: process.stderr })
+        : null;
+      const started = Date.now();
+      bar?.start(0, 0, { rate: 0 });
+      try {
+        const counts = await withStorage((storage) =>
+          importDataset(storage, file, {
+            onProgress: (n) => {
+              const seconds = (Date.now() - started) / 1000;
+              bar?.setTotal(n);
+              bar?.update(n, { rate: Math.round(n / Math.max(seconds, 0.001)) });
+            },
+          }),
+        );
+        bar?.stop();
+        const total = Object.values(counts).reduce((a, b) => a + b, 0);
+        const seconds = (Date.now() - started) / 1000;
+        const detail = Object.entries(counts).filter(([, n]) => n > 0).map(([t, n]) => `${t}: ${n}`).join(', ');
+        console.log(`imported ${total} records in ${seconds.toFixed(1)} s (${detail || 'nothing'})`);
+      } catch (err) {
+        bar?.stop();
+        if (err instanceof ImportError) {
+          console.error(`daybook: import failed, nothing was changed: ${err.message}`);
+          process.exitCode = 1;
+          return;
+        }
+        throw err;
+      }
+    });
+
+  program
+    .command('export')
+    .option('--out <file>', 'write to a file instead of standard output (NDJSON when it ends in .ndjson)')
+    .option('--format <format>', 'json or ndjson (default: from --out, else json)')
+    .description('write the whole database in the dataset format (API keys as keyHash)')
+    .action(async (options: { out?: string; format?: string }) => {
+      const format = options.format ?? (options.out?.endsWith('.ndjson') ? 'ndjson' : 'json');
+      if (format !== 'json' && format !== 'ndjson') throw new UsageError(`--format must be json or ndjson`);
+      await withStorage(async (storage) => {
+        const out = options.out ? createWriteStream(options.out) : process.stdout;
+        const count = await exportDataset(storage, out, format);
+        if (options.out) {
+          out.end();
+          await finished(out);
+          console.error(`exported ${count} records to ${options.out}`);
+        }
+      });
+    });
+}

@@ -1,0 +1,34 @@
+/** Configuration from the environment; every variable is documented in README.md. */
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  redisUrl: string | null;
+  rateLimitPerMinute: number;
+  authFailuresPerMinute: number;
+  logLevel: string;
+  summaryIntervalSeconds: number;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new Error(`${name} must be an integer of at least ${min} (got "${raw}")`);
+  }
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    port: integer(env, 'PORT', 8080),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl: env.DAYBOOK_DATABASE_URL || 'sqlite:./data/daybook.db',
+    redisUrl: env.DAYBOOK_REDIS_URL || null,
+    rateLimitPerMinute: integer(env, 'DAYBOOK_RATE_LIMIT_PER_MINUTE', 120, 1),
+    authFailuresPerMinute: integer(env, 'DAYBOOK_AUTH_FAILURES_PER_MINUTE', 30, 1),
+    logLevel: env.LOG_LEVEL || 'info',
+    summaryIntervalSeconds: integer(env, 'DAYBOOK_SUMMARY_INTERVAL_SECONDS', 300, 0),
+  };
+}

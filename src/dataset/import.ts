@@ -1,0 +1,560 @@
+/**
+ * Imports a dataset file (JSON document or NDJSON stream) into the database: upsert by id,
+ * all-or-nothing per file, references checked, the JSON Schema enforced (dataset README).
+ */
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import type { Kysely, Transaction } from 'kysely';
+import { hashApiKey } from '../services/api-keys.ts';
+import { isValidLocalDate, isValidTimezone, localDateOf, localNoon } from '../lib/time.ts';
+import type { Storage } from '../storage/database.ts';
+import { markChangedDays, recomputeLocalDates, refreshAutoTaskCreatedAt } from '../storage/activities.ts';
+import type { Database } from '../storage/schema.ts';
+import type {
+  ActivityRecord, ApiKeyRecord, CategoryRecord, DayCommentRecord, PortfolioRecord, ProjectRecord,
+  TaskRecord, TeamRecord, UserRecord,
+} from './records.ts';
+import {
+  ARRAY_OF, RECORD_TYPES, type RecordType, describeSchemaError, recordValidator, validateDocument,
+} from './schema.ts';
+
+export class ImportError extends Error {}
+
+export type ImportCounts = Record<RecordType, number>;
+
+export interface ImportOptions {
+  /** Called now and then with the number of records applied so far. */
+  onProgress?: (records: number) => void;
+  now?: () => number;
+}
+
+const BATCH = 500;
+const TASK_CACHE_LIMIT = 200_000;
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+function emptyCounts(): ImportCounts {
+  return Object.fromEntries(RECORD_TYPES.map((t) => [t, 0])) as ImportCounts;
+}
+
+const bool = (value: boolean | undefined, fallback: boolean) => ((value ?? fallback) ? 1 : 0);
+const instant = (value: string | undefined) => (value === undefined ? null : Date.parse(value));
+
+/** Applies validated records in file order, buffering one type at a time into batches. */
+class ImportSession {
+  readonly counts = emptyCounts();
+  private readonly trx: Db;
+  private readonly now: number;
+  private users = new Map<string, string>(); // id → timezone
+  private teams = new Set<string>();
+  private portfolios = new Set<string>();
+  private categories = new Set<string>();
+  private projects = new Set<string>();
+  private tasks = new Map<string, { userId: string; projectId: string | null }>();
+  private changedDays = new Set<string>();
+  private pendingType: RecordType | null = null;
+  private pending: unknown[] = [];
+  private readonly onProgress?: (records: number) => void;
+  private applied = 0;
+
+  constructor(trx: Db, now: number, onProgress?: (records: number) => void) {
+    this.trx = trx;
+    this.now = now;
+    this.onProgress = onProgress;
+  }
+
+  async loadExisting(): Promise<void> {
+    for (const u of await this.trx.selectFrom('users').select(['id', 'timezone']).execute()) {
+      this.users.set(u.id, u.timezone);
+    }
+    for (const t of await this.trx.selectFrom('teams').select('id').execute()) this.teams.add(t.id);
+    for (const p of await this.trx.selectFrom('portfolios').select('id').execute()) this.portfolios.add(p.id);
+    for (const c of await this.trx.selectFrom('categories').select('id').execute()) this.categories.add(c.id);
+    for (const p of await this.trx.selectFrom('projects').select('id').execute()) this.projects.add(p.id);
+  }
+
+  /** Checks a record's references and queues it. `where` names the record in errors. */
+  async add(type: RecordType, record: unknown, where: string): Promise<void> {
+    if (this.pendingType !== type) await this.flush();
+    this.pendingType = type;
+    await this.check(type, record, where);
+    this.pending.push(record);
+    this.counts[type]++;
+    if (this.pending.length >= BATCH) await this.flush();
+  }
+
+  private refError(where: string, field: string, kind: string, id: string): never {
+    throw new ImportError(`${where}: ${field}: no ${kind} with id "${id}"`);
+  }
+
+  private requireUser(where: string, field: string, id: string): string {
+    const tz = this.users.get(id);
+    if (tz === undefined) this.refError(where, field, 'user', id);
+    return tz;
+  }
+
+  private async findTask(id: string): Promise<{ userId: string; projectId: string | null } | undefined> {
+    const cached = this.tasks.get(id);
+    if (cached) return cached;
+    const row = await this.trx.selectFrom('tasks').select(['user_id', 'project_id']).where('id', '=', id).executeTakeFirst();
+    if (!row) return undefined;
+    return this.rememberTask(id, row.user_id, row.project_id);
+  }
+
+  private rememberTask(id: string, userId: string, projectId: string | null) {
+    if (this.tasks.size >= TASK_CACHE_LIMIT) this.tasks.clear();
+    const entry = { userId, projectId };
+    this.tasks.set(id, entry);
+    return entry;
+  }
+
+  private async check(type: RecordType, record: unknown, where: string): Promise<void> {
+    switch (type) {
+      case 'user': {
+        const u = record as UserRecord;
+        if (u.timezone !== undefined && !isValidTimezone(u.timezone)) {
+          throw new ImportError(`${where}: timezone: "${u.timezone}" is not an IANA timezone`);
+        }
+        this.users.set(u.id, u.timezone ?? 'UTC');
+        return;
+      }
+      case 'team': {
+        const t = record as TeamRecord;
+        for (const [i, m] of (t.members ?? []).entries()) this.requireUser(where, `members[${i}].userId`, m.userId);
+        this.teams.add(t.id);
+        return;
+      }
+      case 'portfolio': {
+        const p = record as PortfolioRecord;
+        this.requireUser(where, 'ownerId', p.ownerId);
+        if (p.teamId && !this.teams.has(p.teamId)) this.refError(where, 'teamId', 'team', p.teamId);
+        this.portfolios.add(p.id);
+        return;
+      }
+      case 'category':
+        this.categories.add((record as CategoryRecord).id);
+        return;
+      case 'project': {
+        const p = record as ProjectRecord;
+        this.requireUser(where, 'createdBy', p.createdBy);
+        if (p.teamId && !this.teams.has(p.teamId)) this.refError(where, 'teamId', 'team', p.teamId);
+        if (p.portfolioId && !this.portfolios.has(p.portfolioId)) {
+          this.refError(where, 'portfolioId', 'portfolio', p.portfolioId);
+        }
+        for (const [i, id] of (p.contributorIds ?? []).entries()) this.requireUser(where, `contributorIds[${i}]`, id);
+        if (p.contributorIds && !p.teamId) {
+          throw new ImportError(`${where}: contributorIds: only team projects have contributors`);
+        }
+        this.projects.add(p.id);
+        return;
+      }
+      case 'task': {
+        const t = record as TaskRecord;
+        this.requireUser(where, 'userId', t.userId);
+        if (!isValidLocalDate(t.date)) throw new ImportError(`${where}: date: "${t.date}" is not a calendar date`);
+        if (t.projectId && !this.projects.has(t.projectId)) this.refError(where, 'projectId', 'project', t.projectId);
+        return;
+      }
+      case 'activity': {
+        const a = record as ActivityRecord;
+        this.requireUser(where, 'userId', a.userId);
+        if (a.taskId) {
+          const task = await this.findTask(a.taskId);
+          if (!task) this.refError(where, 'taskId', 'task', a.taskId);
+          if (task.userId !== a.userId) {
+            throw new ImportError(`${where}: taskId: task "${a.taskId}" belongs to another user`);
+          }
+        }
+        if (a.projectId && !this.projects.has(a.projectId)) this.refError(where, 'projectId', 'project', a.projectId);
+        if (a.categoryId && !this.categories.has(a.categoryId)) {
+          this.refError(where, 'categoryId', 'category', a.categoryId);
+        }
+        return;
+      }
+      case 'dayComment': {
+        const c = record as DayCommentRecord;
+        this.requireUser(where, 'userId', c.userId);
+        if (!isValidLocalDate(c.date)) throw new ImportError(`${where}: date: "${c.date}" is not a calendar date`);
+        return;
+      }
+      case 'apiKey':
+        this.requireUser(where, 'userId', (record as ApiKeyRecord).userId);
+        return;
+    }
+  }
+
+  async flush(): Promise<void> {
+    const type = this.pendingType;
+    const records = this.pending;
+    this.pending = [];
+    if (!type || records.length === 0) return;
+    switch (type) {
+      case 'user':
+        await this.writeUsers(records as UserRecord[]);
+        break;
+      case 'team':
+        await this.writeTeams(records as TeamRecord[]);
+        break;
+      case 'portfolio':
+        await this.trx
+          .insertInto('portfolios')
+          .values((records as PortfolioRecord[]).map((p) => ({
+            id: p.id, name: p.name, owner_id: p.ownerId, team_id: p.teamId ?? null,
+          })))
+          .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+            name: eb.ref('excluded.name'), owner_id: eb.ref('excluded.owner_id'), team_id: eb.ref('excluded.team_id'),
+          })))
+          .execute();
+        break;
+      case 'category':
+        await this.trx
+          .insertInto('categories')
+          .values((records as CategoryRecord[]).map((c) => ({ id: c.id, name: c.name, emoji: c.emoji ?? null })))
+          .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+            name: eb.ref('excluded.name'), emoji: eb.ref('excluded.emoji'),
+          })))
+          .execute();
+        break;
+      case 'project':
+        await this.writeProjects(records as ProjectRecord[]);
+        break;
+      case 'task':
+        await this.writeTasks(records as TaskRecord[]);
+        break;
+      case 'activity':
+        await this.writeActivities(records as ActivityRecord[]);
+        break;
+      case 'dayComment':
+        await this.writeDayComments(records as DayCommentRecord[]);
+        break;
+      case 'apiKey':
+        await this.writeApiKeys(records as ApiKeyRecord[]);
+        break;
+    }
+    this.applied += records.length;
+    this.onProgress?.(this.applied);
+  }
+
+  private async writeUsers(records: UserRecord[]): Promise<void> {
+    const before = new Map(
+      (await this.trx.selectFrom('users').select(['id', 'timezone']).where('id', 'in', records.map((u) => u.id)).execute())
+        .map((u) => [u.id, u.timezone]),
+    );
+    await this.trx
+      .insertInto('users')
+      .values(records.map((u) => ({
+        id: u.id,
+        email: u.email,
+        name: u.name ?? null,
+        display_name: u.displayName ?? null,
+        handle: u.handle ?? null,
+        timezone: u.timezone ?? 'UTC',
+        plan: u.plan ?? 'core',
+        daily_target_minutes: u.dailyTargetMinutes ?? 480,
+        week_start: u.weekStart ?? 'monday',
+        created_at: instant(u.createdAt),
+      })))
+      .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+        email: eb.ref('excluded.email'),
+        name: eb.ref('excluded.name'),
+        display_name: eb.ref('excluded.display_name'),
+        handle: eb.ref('excluded.handle'),
+        timezone: eb.ref('excluded.timezone'),
+        plan: eb.ref('excluded.plan'),
+        daily_target_minutes: eb.ref('excluded.daily_target_minutes'),
+        week_start: eb.ref('excluded.week_start'),
+        created_at: eb.ref('excluded.created_at'),
+      })))
+      .execute();
+    for (const u of records) {
+      const old = before.get(u.id);
+      if (old !== undefined && old !== (u.timezone ?? 'UTC')) {
+        await recomputeLocalDates(this.trx, u.id, u.timezone ?? 'UTC', this.now);
+      }
+    }
+  }
+
+  private async writeTeams(records: TeamRecord[]): Promise<void> {
+    await this.trx
+      .insertInto('teams')
+      .values(records.map((t) => ({ id: t.id, name: t.name })))
+      .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ name: eb.ref('excluded.name') })))
+      .execute();
+    // A team record carries its whole member list, so the list replaces the stored one.
+    await this.trx.deleteFrom('team_members').where('team_id', 'in', records.map((t) => t.id)).execute();
+    const members = records.flatMap((t) =>
+      (t.members ?? []).map((m, position) => ({
+        team_id: t.id, user_id: m.userId, status: m.status ?? 'active', role: m.role ?? 'member', position,
+      })),
+    );
+    const seen = new Set<string>();
+    const unique = members.filter((m) => {
+      const key = `${m.team_id}\u0000${m.user_id}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    if (unique.length > 0) await this.trx.insertInto('team_members').values(unique).execute();
+  }
+
+  private async writeProjects(records: ProjectRecord[]): Promise<void> {
+    await this.trx
+      .insertInto('projects')
+      .values(records.map((p) => ({
+        id: p.id,
+        name: p.name,
+        description: p.description ?? null,
+        color: p.color ?? null,
+        team_id: p.teamId ?? null,
+        portfolio_id: p.portfolioId ?? null,
+        private: bool(p.private, false),
+        confidential: bool(p.confidential, false),
+        contributor_ids: p.contributorIds ? JSON.stringify(p.contributorIds) : null,
+        archived: bool(p.archived, false),
+        created_by: p.createdBy,
+        updated_by: null,
+        created_at: instant(p.createdAt) ?? this.now,
+        updated_at: instant(p.updatedAt),
+      })))
+      .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+        name: eb.ref('excluded.name'),
+        description: eb.ref('excluded.description'),
+        color: eb.ref('excluded.color'),
+        team_id: eb.ref('excluded.team_id'),
+        portfolio_id: eb.ref('excluded.portfolio_id'),
+        private: eb.ref('excluded.private'),
+        confidential: eb.ref('excluded.confidential'),
+        contributor_ids: eb.ref('excluded.contributor_ids'),
+        archived: eb.ref('excluded.archived'),
+        created_by: eb.ref('excluded.created_by'),
+        created_at: eb.fn.coalesce(eb.ref('excluded.created_at'), eb.ref('projects.created_at')),
+        updated_at: eb.ref('excluded.updated_at'),
+      })))
+      .execute();
+  }
+
+  private async writeTasks(records: TaskRecord[]): Promise<void> {
+    const before = new Map(
+      (await this.trx.selectFrom('tasks').select(['id', 'project_id']).where('id', 'in', records.map((t) => t.id)).execute())
+        .map((t) => [t.id, t.project_id]),
+    );
+    await this.trx
+      .insertInto('tasks')
+      .values(records.map((t) => ({
+        id: t.id,
+        user_id: t.userId,
+        date: t.date,
+        title: t.title,
+        description: t.description ?? null,
+        project_id: t.projectId ?? null,
+        visible: bool(t.visible, true),
+        created_at: instant(t.createdAt) ?? localNoon(t.date, this.users.get(t.userId) ?? 'UTC'),
+        created_at_auto: t.createdAt === undefined ? 1 : 0,
+      })))
+      .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+        user_id: eb.ref('excluded.user_id'),
+        date: eb.ref('excluded.date'),
+        title: eb.ref('excluded.title'),
+        description: eb.ref('excluded.description'),
+        project_id: eb.ref('excluded.project_id'),
+        visible: eb.ref('excluded.visible'),
+        created_at: eb.ref('excluded.created_at'),
+        created_at_auto: eb.ref('excluded.created_at_auto'),
+      })))
+      .execute();
+    for (const t of records) {
+      const projectId = t.projectId ?? null;
+      this.rememberTask(t.id, t.userId, projectId);
+      this.changedDays.add(`${t.userId}\u0000${t.date}`);
+      if (before.has(t.id) && before.get(t.id) !== projectId) {
+        // Activities without their own project follow their task's project.
+        await this.trx
+          .updateTable('activities')
+          .set({ effective_project_id: projectId })
+          .where('task_id', '=', t.id)
+          .where('project_id', 'is', null)
+          .execute();
+      }
+    }
+  }
+
+  private async writeActivities(records: ActivityRecord[]): Promise<void> {
+    const rows = [];
+    for (const a of records) {
+      const start = Date.parse(a.start);
+      const localDate = localDateOf(start, this.users.get(a.userId) ?? 'UTC');
+      this.changedDays.add(`${a.userId}\u0000${localDate}`);
+      const taskProject = a.taskId ? ((await this.findTask(a.taskId))?.projectId ?? null) : null;
+      rows.push({
+        id: a.id,
+        user_id: a.userId,
+        start,
+        duration_minutes: a.durationMinutes ?? 5,
+        headline: a.headline,
+        description: a.description ?? null,
+        task_id: a.taskId ?? null,
+        project_id: a.projectId ?? null,
+        effective_project_id: a.projectId ?? taskProject,
+        category_id: a.categoryId ?? null,
+        local_date: localDate,
+      });
+    }
+    await this.trx
+      .insertInto('activities')
+      .values(rows)
+      .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+        user_id: eb.ref('excluded.user_id'),
+        start: eb.ref('excluded.start'),
+        duration_minutes: eb.ref('excluded.duration_minutes'),
+        headline: eb.ref('excluded.headline'),
+        description: eb.ref('excluded.description'),
+        task_id: eb.ref('excluded.task_id'),
+        project_id: eb.ref('excluded.project_id'),
+        effective_project_id: eb.ref('excluded.effective_project_id'),
+        category_id: eb.ref('excluded.category_id'),
+        local_date: eb.ref('excluded.local_date'),
+      })))
+      .execute();
+  }
+
+  private async writeDayComments(records: DayCommentRecord[]): Promise<void> {
+    const unique = new Map(records.map((c) => [`${c.userId}\u0000${c.date}`, c]));
+    await this.trx
+      .insertInto('day_comments')
+      .values([...unique.values()].map((c) => ({ user_id: c.userId, date: c.date, comment: c.comment })))
+      .onConflict((oc) => oc.columns(['user_id', 'date']).doUpdateSet((eb) => ({ comment: eb.ref('excluded.comment') })))
+      .execute();
+    for (const key of unique.keys()) this.changedDays.add(key);
+  }
+
+  private async writeApiKeys(records: ApiKeyRecord[]): Promise<void> {
+    const rows = records.map((k) => {
+      const keyHash = k.keyHash ?? hashApiKey(k.key!);
+      return {
+        // Without an id the hash names the key, so importing the same file twice is a no-op.
+        id: k.id ?? `key_${keyHash.slice(0, 16)}`,
+        user_id: k.userId,
+        name: k.name,
+        key_hash: keyHash,
+        scopes: k.scopes.join(' '),
+        revoked: bool(k.revoked, false),
+        created_at: this.now,
+        last_used_at: null,
+      };
+    });
+    await this.trx
+      .insertInto('api_keys')
+      .values(rows)
+      .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+        user_id: eb.ref('excluded.user_id'),
+        name: eb.ref('excluded.name'),
+        key_hash: eb.ref('excluded.key_hash'),
+        scopes: eb.ref('excluded.scopes'),
+        revoked: eb.ref('excluded.revoked'),
+      })))
+      .execute();
+  }
+
+  async finish(): Promise<void> {
+    await this.flush();
+    await refreshAutoTaskCreatedAt(this.trx);
+    await markChangedDays(
+      this.trx,
+      [...this.changedDays].map((key) => {
+        const [userId, date] = key.split('\u0000') as [string, string];
+        return { userId, date };
+      }),
+      this.now,
+    );
+  }
+}
+
+function isNdjson(path: string): boolean {
+  return /\.ndjson$/i.test(path) || /\.jsonl$/i.test(path);
+}
+
+function dbError(err: unknown, where: string): ImportError {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/unique|duplicate key/i.test(message)) {
+    return new ImportError(`${where}: conflicts with an existing record (${/email/i.test(message) ? 'email' : 'unique field'} already in use)`);
+  }
+  return err instanceof ImportError ? err : new ImportError(`${where}: ${message}`);
+}
+
+async function importJsonDocument(session: ImportSession, path: string): Promise<void> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(await readFile(path, 'utf8'));
+  } catch (err) {
+    throw new ImportError(`${path}: not a JSON document (${(err as Error).message})`);
+  }
+  if (!validateDocument(doc)) {
+    throw new ImportError(describeSchemaError(validateDocument.errors?.[0]));
+  }
+  const document = doc as Record<string, unknown[] | undefined>;
+  for (const type of RECORD_TYPES) {
+    const array = ARRAY_OF[type];
+    const records = document[array] ?? [];
+    for (let i = 0; i < records.length; i++) {
+      const where = `${array}[${i}]`;
+      try {
+        await session.add(type, records[i], where);
+      } catch (err) {
+        throw dbError(err, where);
+      }
+    }
+    try {
+      await session.flush();
+    } catch (err) {
+      throw dbError(err, array);
+    }
+  }
+}
+
+async function importNdjson(session: ImportSession, path: string): Promise<void> {
+  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let lineNo = 0;
+  for await (const line of lines) {
+    lineNo++;
+    if (line.trim() === '') continue;
+    const where = `line ${lineNo}`;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      throw new ImportError(`${where}: not valid JSON`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new ImportError(`${where}: a record must be a JSON object`);
+    }
+    const { type, ...record } = parsed as { type?: unknown };
+    if (typeof type !== 'string' || !(RECORD_TYPES as readonly string[]).includes(type)) {
+      throw new ImportError(`${where}: type: must be one of ${RECORD_TYPES.join(', ')}`);
+    }
+    const validate = recordValidator(type as RecordType);
+    if (!validate(record)) throw new ImportError(`${where} (${type}): ${describeSchemaError(validate.errors?.[0])}`);
+    try {
+      await session.add(type as RecordType, record, `${where} (${type})`);
+    } catch (err) {
+      throw dbError(err, `${where} (${type})`);
+    }
+  }
+}
+
+/** Imports one file in one transaction; on any error nothing is changed and ImportError says where. */
+export async function importDataset(storage: Storage, path: string, options: ImportOptions = {}): Promise<ImportCounts> {
+  const now = (options.now ?? Date.now)();
+  return storage.db.transaction().execute(async (trx) => {
+    const session = new ImportSession(trx, now, options.onProgress);
+    await session.loadExisting();
+    if (isNdjson(path)) await importNdjson(session, path);
+    else await importJsonDocument(session, path);
+    try {
+      await session.finish();
+    } catch (err) {
+      throw dbError(err, path);
+    }
+    return session.counts;
+  });
+}

@@ -1,0 +1,128 @@
+/**
+ * Builds the HTTP server: the envelope, error mapping, 404/405, authentication, rate limits
+ * and every route module in src/routes.
+ */
+import { readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import FindMyWay from 'find-my-way';
+import type { Config } from '../config.ts';
+import type { Storage } from '../storage/database.ts';
+import { registerAuth } from './auth.ts';
+import { ApiError } from './errors.ts';
+import { describeValidationError } from './validation.ts';
+import type { RateLimiter } from './rate-limit.ts';
+
+export interface AppDeps {
+  storage: Storage;
+  config: Config;
+  rateLimiter: RateLimiter;
+  /** The clock; tests pin it. */
+  now: () => number;
+}
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export type RouteModule = (app: App, deps: AppDeps) => void | Promise<void>;
+
+export const BODY_LIMIT = 1024 * 1024;
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+const routesDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'routes');
+
+export interface BuildOptions {
+  logger?: FastifyServerOptions['logger'];
+}
+
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: { paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]'], censor: '[redacted]' },
+    serializers: {
+      // The path without its query string: a key pasted into a URL must not reach the logs.
+      req: (req) => ({ method: req.method, path: String(req.url).split('?')[0], remoteAddress: req.ip }),
+    },
+  };
+}
+
+export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<App> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    exposeHeadRoutes: false,
+    trustProxy: process.env.DAYBOOK_TRUST_PROXY === 'true',
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    schemaErrorFormatter: (errors, dataVar) => new ApiError(400, describeValidationError(errors, dataVar)),
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  // Empty bodies count as `{}`; anything unparsable is the envelope's "Malformed JSON body".
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // An unknown path is a 404 whatever its body holds.
+    if (request.is404) return done(null, undefined);
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new ApiError(400, 'Malformed JSON body'), undefined);
+    }
+  });
+
+  const knownPaths = FindMyWay();
+  app.addHook('onRoute', (route) => {
+    if (!knownPaths.find('GET', route.url)) knownPaths.on('GET', route.url, () => {});
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    if (knownPaths.find('GET', path)) {
+      reply.code(405).send({ success: false, error: 'Method Not Allowed' });
+    } else {
+      reply.code(404).send({ success: false, error: 'Not Found' });
+    }
+  });
+
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string; validation?: unknown }, request, reply) => {
+    if (error instanceof ApiError) {
+      return reply.code(error.status).send({ success: false, error: error.message, ...error.extra });
+    }
+    switch (error.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return reply.code(413).send({ success: false, error: 'Request body too large' });
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return reply.code(415).send({ success: false, error: 'Unsupported Media Type: send application/json' });
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return reply.code(400).send({ success: false, error: 'Invalid Content-Length' });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send({ success: false, error: error.message });
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send({ success: false, error: 'Internal Server Error' });
+  });
+
+  registerAuth(app, deps);
+
+  for (const file of (await readdir(routesDir)).filter((f) => f.endsWith('.ts')).sort()) {
+    const module = (await import(pathToFileURL(join(routesDir, file)).href)) as { default: RouteModule };
+    await module.default(app, deps);
+  }
+  return app;
+}
+
+export { ALL_METHODS };

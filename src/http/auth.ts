@@ -1,0 +1,92 @@
+/**
+ * Authentication, rate limits, scopes and plans, in the order of decisions §1.1:
+ * 401 → 429 → 403 scope → 403 plan. Runs before the body is parsed or validated.
+ */
+import type { FastifyReply } from 'fastify';
+import { type KeyWithUser, type UserRow, findKeyByHash, touchKey } from '../storage/accounts.ts';
+import { hashApiKey } from '../services/api-keys.ts';
+import { type Scope, grants } from '../services/scopes.ts';
+import type { App, AppDeps } from './app.ts';
+import type { RateLimitResult } from './rate-limit.ts';
+
+export interface AuthContext {
+  keyId: string;
+  scopes: string[];
+  user: UserRow;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's primary scope; routes without one are public. */
+    scope?: Scope;
+    /** `core`: needs the Core plan or higher. */
+    plan?: 'core';
+  }
+  interface FastifyRequest {
+    auth: AuthContext;
+  }
+}
+
+const TOUCH_INTERVAL_MS = 60_000;
+
+function fail(reply: FastifyReply, status: number, error: string, extra: Record<string, unknown> = {}) {
+  return reply.code(status).send({ success: false, error, ...extra });
+}
+
+function setRateHeaders(reply: FastifyReply, rate: RateLimitResult): void {
+  reply.header('RateLimit-Limit', rate.limit);
+  reply.header('RateLimit-Remaining', rate.remaining);
+  reply.header('RateLimit-Reset', rate.resetSec);
+}
+
+function rateLimited(reply: FastifyReply, rate: RateLimitResult) {
+  reply.header('Retry-After', rate.resetSec);
+  return fail(reply, 429, 'rate_limited', { retryAfterSec: rate.resetSec });
+}
+
+export function registerAuth(app: App, deps: AppDeps): void {
+  const { storage, rateLimiter, config } = deps;
+  const lastTouched = new Map<string, number>();
+
+  app.decorateRequest('auth', null as unknown as AuthContext);
+
+  app.addHook('onRequest', async (request, reply) => {
+    const required = request.routeOptions.config?.scope;
+    if (!required) return;
+
+    const failureKey = `auth-failures:${request.ip}`;
+    const header = request.headers['x-api-key'];
+    const presented = Array.isArray(header) ? header[0] : header;
+    if (!presented) {
+      return fail(reply, 401, 'Missing API key');
+    }
+
+    const failures = await rateLimiter.hit(failureKey, config.authFailuresPerMinute, 0);
+    if (failures.remaining <= 0) return rateLimited(reply, failures);
+
+    const key: KeyWithUser | null = await findKeyByHash(storage.db, hashApiKey(presented));
+    if (!key || key.revoked) {
+      await rateLimiter.hit(failureKey, config.authFailuresPerMinute);
+      return fail(reply, 401, 'Invalid API key');
+    }
+
+    const rate = await rateLimiter.hit(`key:${key.keyId}`, config.rateLimitPerMinute);
+    setRateHeaders(reply, rate);
+    if (!rate.allowed) return rateLimited(reply, rate);
+
+    if (!grants(key.scopes, required)) {
+      return fail(reply, 403, `API key missing required scope: ${required}`);
+    }
+    if (request.routeOptions.config.plan === 'core' && key.user.plan === 'free') {
+      return fail(reply, 403, 'This endpoint requires the Core plan or higher.');
+    }
+
+    request.auth = { keyId: key.keyId, scopes: key.scopes, user: key.user };
+
+    const now = deps.now();
+    if (now - (lastTouched.get(key.keyId) ?? key.lastUsedAt ?? 0) >= TOUCH_INTERVAL_MS) {
+      lastTouched.set(key.keyId, now);
+      touchKey(storage.db, key.keyId, now).catch((err) => request.log.warn({ err }, 'could not record key use'));
+    }
+  });
+}

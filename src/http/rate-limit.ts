@@ -1,0 +1,95 @@
+/**
+ * Fixed-window rate limiting: each key gets `limit` requests per window, counted from the
+ * window's first request. In memory by default; in Redis when several processes share a budget.
+ */
+import { Redis } from 'ioredis';
+
+export interface RateLimitResult {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window ends and the budget refills. */
+  resetSec: number;
+}
+
+export interface RateLimiter {
+  /** Counts `cost` requests against `key` (0 only reads the state). */
+  hit(key: string, limit: number, cost?: number): Promise<RateLimitResult>;
+  close(): Promise<void>;
+}
+
+const WINDOW_MS = 60_000;
+
+function result(count: number, limit: number, msLeft: number): RateLimitResult {
+  return {
+    allowed: count <= limit,
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetSec: Math.max(1, Math.ceil(msLeft / 1000)),
+  };
+}
+
+export class MemoryRateLimiter implements RateLimiter {
+  private windows = new Map<string, { count: number; endsAt: number }>();
+  private readonly now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.now = now;
+  }
+
+  async hit(key: string, limit: number, cost = 1): Promise<RateLimitResult> {
+    const now = this.now();
+    let window = this.windows.get(key);
+    if (!window || window.endsAt <= now) {
+      if (this.windows.size > 100_000) this.sweep(now);
+      window = { count: 0, endsAt: now + WINDOW_MS };
+      this.windows.set(key, window);
+    }
+    window.count += cost;
+    return result(window.count, limit, window.endsAt - now);
+  }
+
+  private sweep(now: number): void {
+    for (const [key, window] of this.windows) if (window.endsAt <= now) this.windows.delete(key);
+  }
+
+  async close(): Promise<void> {}
+}
+
+const HIT_SCRIPT = `
+local count = redis.call('INCRBY', KEYS[1], ARGV[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  ttl = tonumber(ARGV[2])
+end
+return {count, ttl}
+`;
+
+export class RedisRateLimiter implements RateLimiter {
+  private readonly redis: Redis;
+
+  constructor(url: string) {
+    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    this.redis.defineCommand('daybookHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+  }
+
+  async hit(key: string, limit: number, cost = 1): Promise<RateLimitResult> {
+    const [count, ttl] = (await (
+      this.redis as unknown as { daybookHit(k: string, c: number, w: number): Promise<[number, number]> }
+    ).daybookHit(`daybook:rl:${key}`, cost, WINDOW_MS)) as [number, number];
+    return result(count, limit, ttl);
+  }
+
+  async ping(): Promise<void> {
+    await this.redis.ping();
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}
+
+export function createRateLimiter(redisUrl: string | null): RateLimiter {
+  return redisUrl ? new RedisRateLimiter(redisUrl) : new MemoryRateLimiter();
+}

@@ -1,0 +1,20 @@
+/** Schemas shared by route modules. */
+import Type from 'typebox';
+
+export const ErrorBody = Type.Object(
+  { success: Type.Literal(false), error: Type.String() },
+  { description: 'The failure envelope.' },
+);
+
+export const RateLimitedBody = Type.Object(
+  { success: Type.Literal(false), error: Type.Literal('rate_limited'), retryAfterSec: Type.Integer() },
+  { description: 'Over the per-key budget; retry after retryAfterSec seconds (also in Retry-After).' },
+);
+
+/** The error responses every authenticated route can give, plus `statuses`. */
+export function errorResponses(...statuses: number[]) {
+  const out: Record<number, typeof ErrorBody | typeof RateLimitedBody> = {};
+  for (const status of [400, 401, 403, 405, 413, 415, 500, ...statuses]) out[status] = ErrorBody;
+  out[429] = RateLimitedBody;
+  return out;
+}

@@ -1,0 +1,77 @@
+/**
+ * Calendar arithmetic in a user's IANA timezone. Local dates are `YYYY-MM-DD` strings;
+ * instants are Unix milliseconds.
+ */
+import { DateTime, IANAZone } from 'luxon';
+
+const DAY_MS = 86_400_000;
+// Every UTC offset change in the tz database happens on a quarter hour, so the offset is
+// constant inside each UTC quarter-hour bucket.
+const BUCKET_MS = 15 * 60_000;
+
+export function isValidTimezone(tz: string): boolean {
+  return IANAZone.isValidZone(tz);
+}
+
+const lastOffset = new Map<string, { bucket: number; offsetMs: number }>();
+
+/** UTC offset of `tz` at `ms`, in milliseconds. */
+export function offsetAt(ms: number, tz: string): number {
+  const bucket = Math.floor(ms / BUCKET_MS);
+  const memo = lastOffset.get(tz);
+  if (memo && memo.bucket === bucket) return memo.offsetMs;
+  const offsetMs = DateTime.fromMillis(ms, { zone: tz }).offset * 60_000;
+  lastOffset.set(tz, { bucket, offsetMs });
+  return offsetMs;
+}
+
+/** The local calendar date of instant `ms` in `tz`. */
+export function localDateOf(ms: number, tz: string): string {
+  return new Date(ms + offsetAt(ms, tz)).toISOString().slice(0, 10);
+}
+
+/** Local `HH:MM` of instant `ms` in `tz`. */
+export function localTimeOf(ms: number, tz: string): string {
+  return new Date(ms + offsetAt(ms, tz)).toISOString().slice(11, 16);
+}
+
+/** The instant of local midnight starting `date` in `tz` (the first instant of that day). */
+export function startOfLocalDay(date: string, tz: string): number {
+  return DateTime.fromISO(date, { zone: tz }).startOf('day').toMillis();
+}
+
+/** The instant of local noon on `date` in `tz`. */
+export function localNoon(date: string, tz: string): number {
+  return DateTime.fromISO(`${date}T12:00:00`, { zone: tz }).toMillis();
+}
+
+export function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** Day of week of a calendar date, 0 = Sunday … 6 = Saturday. */
+export function weekdayOf(date: string): number {
+  return new Date(`${date}T00:00:00Z`).getUTCDay();
+}
+
+/** First day of the week containing `date`, for a week starting on monday or sunday. */
+export function weekStartOf(date: string, weekStart: 'monday' | 'sunday'): string {
+  const dow = weekdayOf(date);
+  const back = weekStart === 'sunday' ? dow : (dow + 6) % 7;
+  return addDays(date, -back);
+}
+
+/** Whole days from `a` to `b` (b − a). */
+export function daysBetween(a: string, b: string): number {
+  return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / DAY_MS);
+}
+
+export function isValidLocalDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const parsed = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === value;
+}
+
+export function toIso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}

@@ -1,0 +1,30 @@
+import Type from 'typebox';
+import type { RouteModule } from '../http/app.ts';
+import { errorResponses } from '../http/schemas.ts';
+import { displayNameOf } from '../storage/accounts.ts';
+
+const UserResponse = Type.Object({
+  success: Type.Literal(true),
+  name: Type.Union([Type.String(), Type.Null()]),
+  email: Type.String(),
+});
+
+const userRoutes: RouteModule = (app) => {
+  app.get(
+    '/user',
+    {
+      config: { scope: 'user:read', plan: 'core' },
+      schema: {
+        summary: "The key owner's profile",
+        tags: ['user'],
+        response: { 200: UserResponse, ...errorResponses() },
+      },
+    },
+    async (request) => {
+      const { user } = request.auth;
+      return { success: true as const, name: displayNameOf(user), email: user.email };
+    },
+  );
+};
+
+export default userRoutes;

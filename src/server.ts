@@ -1,0 +1,49 @@
+/** `daybook serve`: migrate, listen, and shut down gracefully on SIGTERM/SIGINT. */
+import type { Config } from './config.ts';
+import { buildApp, loggerOptions } from './http/app.ts';
+import { createRateLimiter } from './http/rate-limit.ts';
+import { migrate, openStorage } from './storage/database.ts';
+
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config): Promise<RunningServer> {
+  const storage = openStorage(config.databaseUrl);
+  await migrate(storage);
+  const rateLimiter = createRateLimiter(config.redisUrl);
+  const app = await buildApp({ storage, config, rateLimiter, now: Date.now }, { logger: loggerOptions(config.logLevel) });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  app.log.info({ database: storage.describe, redis: Boolean(config.redisUrl) }, `Daybook listening on ${url}`);
+
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      // Fastify stops accepting connections and waits for in-flight requests to finish.
+      await app.close();
+      await rateLimiter.close();
+      await storage.close();
+    })();
+    return closing;
+  };
+  return { url, close };
+}
+
+export function closeOnSignals(server: RunningServer, log: (message: string) => void = console.error): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      log(`daybook: ${signal} received, finishing in-flight requests`);
+      server.close().then(
+        () => process.exit(0),
+        (err) => {
+          log(`daybook: shutdown failed: ${(err as Error).message}`);
+          process.exit(1);
+        },
+      );
+    });
+  }
+}

@@ -1,0 +1,188 @@
+/** Users, teams and API keys. */
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, UsersTable } from './schema.ts';
+
+export type UserRow = Selectable<UsersTable>;
+
+export interface KeyWithUser {
+  keyId: string;
+  scopes: string[];
+  revoked: boolean;
+  lastUsedAt: number | null;
+  user: UserRow;
+}
+
+export async function findKeyByHash(db: Kysely<Database>, keyHash: string): Promise<KeyWithUser | null> {
+  const row = await db
+    .selectFrom('api_keys as k')
+    .innerJoin('users as u', 'u.id', 'k.user_id')
+    .select([
+      'k.id as key_id',
+      'k.scopes',
+      'k.revoked',
+      'k.last_used_at',
+      'u.id',
+      'u.email',
+      'u.name',
+      'u.display_name',
+      'u.handle',
+      'u.timezone',
+      'u.plan',
+      'u.daily_target_minutes',
+      'u.week_start',
+      'u.created_at',
+    ])
+    .where('k.key_hash', '=', keyHash)
+    .executeTakeFirst();
+  if (!row) return null;
+  const { key_id, scopes, revoked, last_used_at, ...user } = row;
+  return {
+    keyId: key_id,
+    scopes: scopes.split(' ').filter(Boolean),
+    revoked: Boolean(revoked),
+    lastUsedAt: last_used_at,
+    user,
+  };
+}
+
+export async function touchKey(db: Kysely<Database>, keyId: string, at: number): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId).execute();
+}
+
+export async function findUser(db: Kysely<Database>, id: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Ids of the teams in which the user has an active membership. */
+export async function activeTeamIds(db: Kysely<Database>, userId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('team_members')
+    .select('team_id')
+    .where('user_id', '=', userId)
+    .where('status', '=', 'active')
+    .execute();
+  return rows.map((r) => r.team_id);
+}
+
+/** The name shown for a user: settings name, else identity-provider name, else e-mail local part. */
+export function displayNameOf(user: Pick<UserRow, 'name' | 'display_name' | 'email'>): string {
+  const name = user.name?.trim();
+  if (name) return name;
+  const display = user.display_name?.trim();
+  if (display) return display;
+  return user.email.split('@')[0] ?? user.email;
+}
+
+export interface NewUser {
+  id: string;
+  email: string;
+  name: string | null;
+  displayName: string | null;
+  handle: string | null;
+  timezone: string;
+  plan: UserRow['plan'];
+  dailyTargetMinutes: number;
+  weekStart: UserRow['week_start'];
+  createdAt: number;
+}
+
+export async function insertUser(db: Kysely<Database>, u: NewUser): Promise<void> {
+  await db
+    .insertInto('users')
+    .values({
+      id: u.id,
+      email: u.email,
+      name: u.name,
+      display_name: u.displayName,
+      handle: u.handle,
+      timezone: u.timezone,
+      plan: u.plan,
+      daily_target_minutes: u.dailyTargetMinutes,
+      week_start: u.weekStart,
+      created_at: u.createdAt,
+    })
+    .execute();
+}
+
+export async function listUsers(db: Kysely<Database>): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().orderBy('id').execute();
+}
+
+export type UserChanges = Partial<Pick<UserRow, 'email' | 'name' | 'display_name' | 'handle' | 'timezone' | 'plan' | 'daily_target_minutes' | 'week_start'>>;
+
+export async function updateUser(db: Kysely<Database>, id: string, changes: UserChanges): Promise<void> {
+  await db.updateTable('users').set(changes).where('id', '=', id).execute();
+}
+
+export async function insertTeam(db: Kysely<Database>, id: string, name: string): Promise<void> {
+  await db.insertInto('teams').values({ id, name }).execute();
+}
+
+export async function findTeam(db: Kysely<Database>, id: string) {
+  return db.selectFrom('teams').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function upsertMember(
+  db: Kysely<Database>,
+  m: { teamId: string; userId: string; status: 'active' | 'inactive'; role: 'member' | 'admin' },
+): Promise<void> {
+  const position = await db
+    .selectFrom('team_members')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('team_id', '=', m.teamId)
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('team_members')
+    .values({ team_id: m.teamId, user_id: m.userId, status: m.status, role: m.role, position: Number(position.n) })
+    .onConflict((oc) => oc.columns(['team_id', 'user_id']).doUpdateSet({ status: m.status, role: m.role }))
+    .execute();
+}
+
+export async function setMemberStatus(
+  db: Kysely<Database>,
+  teamId: string,
+  userId: string,
+  status: 'active' | 'inactive',
+): Promise<boolean> {
+  const result = await db
+    .updateTable('team_members')
+    .set({ status })
+    .where('team_id', '=', teamId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function insertApiKey(
+  db: Kysely<Database>,
+  k: { id: string; userId: string; name: string; keyHash: string; scopes: string[]; createdAt: number },
+): Promise<void> {
+  await db
+    .insertInto('api_keys')
+    .values({
+      id: k.id,
+      user_id: k.userId,
+      name: k.name,
+      key_hash: k.keyHash,
+      scopes: k.scopes.join(' '),
+      revoked: 0,
+      created_at: k.createdAt,
+      last_used_at: null,
+    })
+    .execute();
+}
+
+export async function listApiKeys(db: Kysely<Database>, userId?: string) {
+  let query = db
+    .selectFrom('api_keys')
+    .select(['id', 'user_id', 'name', 'scopes', 'revoked', 'created_at', 'last_used_at'])
+    .orderBy('user_id')
+    .orderBy('id');
+  if (userId) query = query.where('user_id', '=', userId);
+  return query.execute();
+}
+
+export async function revokeApiKey(db: Kysely<Database>, id: string): Promise<boolean> {
+  const result = await db.updateTable('api_keys').set({ revoked: 1 }).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

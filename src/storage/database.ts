@@ -1,0 +1,77 @@
+import { mkdirSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Storage {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** A printable description of the database without credentials. */
+  describe: string;
+  close(): Promise<void>;
+}
+
+// bigint columns (instants, counts) come back from pg as strings unless told otherwise;
+// every value we keep in them fits in a double.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+export function openStorage(url: string): Storage {
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DAYBOOK_PG_POOL_SIZE ?? 10) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const parsed = new URL(url);
+    return {
+      db,
+      dialect: 'postgres',
+      describe: `postgres://${parsed.host}${parsed.pathname}`,
+      close: () => db.destroy(),
+    };
+  }
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length);
+    const memory = file === ':memory:' || file === '';
+    if (!memory) mkdirSync(dirname(file), { recursive: true });
+    const sqlite = new SqliteDatabase(memory ? ':memory:' : file);
+    if (!memory) sqlite.pragma('journal_mode = WAL');
+    // FULL: a committed transaction survives a power loss, not only a process crash.
+    sqlite.pragma('synchronous = FULL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('cache_size = -65536');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return {
+      db,
+      dialect: 'sqlite',
+      describe: memory ? 'sqlite::memory:' : `sqlite:${file}`,
+      close: () => db.destroy(),
+    };
+  }
+  throw new Error(`DAYBOOK_DATABASE_URL must start with sqlite: or postgres:// (got "${url.split(':')[0]}:")`);
+}
+
+const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** Migrations are the files in ./migrations, applied in file-name order. */
+class FolderMigrations implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const files = (await readdir(migrationsDir)).filter((f) => /^\d{4}-[\w-]+\.ts$/.test(f)).sort();
+    const migrations: Record<string, Migration> = {};
+    for (const file of files) {
+      migrations[file.replace(/\.ts$/, '')] = await import(pathToFileURL(join(migrationsDir, file)).href);
+    }
+    return migrations;
+  }
+}
+
+export async function migrate(storage: Storage): Promise<string[]> {
+  const migrator = new Migrator({ db: storage.db, provider: new FolderMigrations() });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

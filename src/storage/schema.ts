@@ -1,0 +1,146 @@
+/**
+ * Table types shared by both dialects. Booleans are stored as integers (0/1) and instants as
+ * Unix milliseconds on SQLite and PostgreSQL alike, so one set of queries serves both.
+ */
+import type { Generated } from 'kysely';
+
+export type Bool = number;
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  name: string | null;
+  display_name: string | null;
+  handle: string | null;
+  timezone: string;
+  plan: 'free' | 'core' | 'pro';
+  daily_target_minutes: number;
+  week_start: 'monday' | 'sunday';
+  created_at: number | null;
+}
+
+export interface TeamsTable {
+  id: string;
+  name: string;
+}
+
+export interface TeamMembersTable {
+  team_id: string;
+  user_id: string;
+  status: 'active' | 'inactive';
+  role: 'member' | 'admin';
+  position: number;
+}
+
+export interface PortfoliosTable {
+  id: string;
+  name: string;
+  owner_id: string;
+  team_id: string | null;
+}
+
+export interface CategoriesTable {
+  id: string;
+  name: string;
+  emoji: string | null;
+}
+
+export interface ProjectsTable {
+  id: string;
+  name: string;
+  description: string | null;
+  color: string | null;
+  team_id: string | null;
+  portfolio_id: string | null;
+  private: Bool;
+  confidential: Bool;
+  /** JSON array of user ids, or null (= every team member). */
+  contributor_ids: string | null;
+  archived: Bool;
+  created_by: string;
+  updated_by: string | null;
+  created_at: number | null;
+  updated_at: number | null;
+}
+
+export interface TasksTable {
+  id: string;
+  user_id: string;
+  date: string;
+  title: string;
+  description: string | null;
+  project_id: string | null;
+  visible: Bool;
+  created_at: number;
+  /** 1 when created_at was not given and follows the task's first activity. */
+  created_at_auto: Bool;
+}
+
+export interface ActivitiesTable {
+  id: string;
+  user_id: string;
+  start: number;
+  duration_minutes: number;
+  headline: string;
+  description: string | null;
+  task_id: string | null;
+  /** The project given on the activity itself. */
+  project_id: string | null;
+  /** The activity's own project, else its task's project. */
+  effective_project_id: string | null;
+  category_id: string | null;
+  /** Local day of `start` in the user's timezone (YYYY-MM-DD). */
+  local_date: string;
+}
+
+export interface DayCommentsTable {
+  user_id: string;
+  date: string;
+  comment: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  name: string;
+  key_hash: string;
+  /** Space-separated scope list. */
+  scopes: string;
+  revoked: Bool;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface SummariesTable {
+  user_id: string;
+  level: 'day' | 'week' | 'month' | 'quarter' | 'year';
+  period_start: string;
+  period_end: string;
+  /** JSON of the structured summary. */
+  content: string;
+  built_at: number;
+}
+
+/** Local days whose data changed, so summaries covering them can be rebuilt. */
+export interface ChangedDaysTable {
+  user_id: string;
+  local_date: string;
+  changed_at: number;
+}
+
+export interface Database {
+  users: UsersTable;
+  teams: TeamsTable;
+  team_members: TeamMembersTable;
+  portfolios: PortfoliosTable;
+  categories: CategoriesTable;
+  projects: ProjectsTable;
+  tasks: TasksTable;
+  activities: ActivitiesTable;
+  day_comments: DayCommentsTable;
+  api_keys: ApiKeysTable;
+  summaries: SummariesTable;
+  changed_days: ChangedDaysTable;
+  daybook_meta: { key: string; value: string };
+  _unused?: { id: Generated<number> };
+}

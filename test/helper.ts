@@ -1,0 +1,150 @@
+/**
+ * Test support: a Daybook app on a fresh database of either dialect, provisioned from a
+ * dataset file, driven through real HTTP with app.inject().
+ */
+import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe } from 'node:test';
+import pg from 'pg';
+import { type Config, loadConfig } from '../src/config.ts';
+import { importDataset } from '../src/dataset/import.ts';
+import { type App, buildApp } from '../src/http/app.ts';
+import { MemoryRateLimiter, type RateLimiter } from '../src/http/rate-limit.ts';
+import { type Dialect, migrate, openStorage, type Storage } from '../src/storage/database.ts';
+
+export const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+export const EXAMPLE = join(fixturesDir, 'example.json');
+
+/** The keys of the example dataset (test/fixtures/example.json). */
+export const KEYS = {
+  aliceAll: 'dbk_example_alice_all_0123456789abcdef',
+  aliceReadOnly: 'dbk_example_alice_ro_0123456789abcdef',
+  bob: 'dbk_example_bob_0123456789abcdef01',
+  carolFree: 'dbk_example_carol_0123456789abcdef',
+  daveRevoked: 'dbk_example_dave_0123456789abcdef0',
+} as const;
+
+export const DIALECTS: Dialect[] = (process.env.DAYBOOK_TEST_DIALECTS ?? 'sqlite,postgres')
+  .split(',')
+  .filter((d): d is Dialect => d === 'sqlite' || d === 'postgres');
+
+export const PG_ADMIN_URL = process.env.DAYBOOK_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const REDIS_URL = process.env.DAYBOOK_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Runs `fn` once per database dialect, as `name [sqlite]` and `name [postgres]`. */
+export function forEachDialect(name: string, fn: (dialect: Dialect) => void): void {
+  for (const dialect of DIALECTS) describe(`${name} [${dialect}]`, () => fn(dialect));
+}
+
+export interface TestDatabase {
+  url: string;
+  storage: Storage;
+  /** Closes the storage and drops the database. */
+  drop(): Promise<void>;
+}
+
+/** A new, migrated, empty database of the dialect (a throwaway PostgreSQL database per call). */
+export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+  if (dialect === 'sqlite') {
+    const url = 'sqlite::memory:';
+    const storage = openStorage(url);
+    await migrate(storage);
+    return { url, storage, drop: () => storage.close() };
+  }
+  const name = `daybook_t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const storage = openStorage(url.toString());
+  await migrate(storage);
+  return {
+    url: url.toString(),
+    storage,
+    drop: async () => {
+      await storage.close();
+      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+export interface TestApp {
+  app: App;
+  storage: Storage;
+  database: TestDatabase;
+  /** Moves the pinned clock. */
+  setNow(ms: number): void;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Dataset file to import first; EXAMPLE by default, null for an empty database. */
+  dataset?: string | null;
+  /** The pinned clock's start; 2026-11-22T12:00:00Z by default. */
+  now?: number;
+  config?: Partial<Config>;
+  rateLimiter?: RateLimiter;
+  database?: TestDatabase;
+}
+
+export const DEFAULT_NOW = Date.parse('2026-11-22T12:00:00.000Z');
+
+export async function createTestApp(dialect: Dialect, options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase(dialect));
+  let now = options.now ?? DEFAULT_NOW;
+  const dataset = options.dataset === undefined ? EXAMPLE : options.dataset;
+  if (dataset) await importDataset(database.storage, dataset, { now: () => now });
+  const config: Config = {
+    ...loadConfig({}),
+    rateLimitPerMinute: 10_000,
+    authFailuresPerMinute: 10_000,
+    ...options.config,
+    databaseUrl: database.url,
+  };
+  const rateLimiter = options.rateLimiter ?? new MemoryRateLimiter(() => now);
+  const app = await buildApp({ storage: database.storage, config, rateLimiter, now: () => now });
+  await app.ready();
+  return {
+    app,
+    storage: database.storage,
+    database,
+    setNow: (ms) => {
+      now = ms;
+    },
+    close: async () => {
+      await app.close();
+      await rateLimiter.close();
+      if (!options.database) await database.drop();
+    },
+  };
+}
+
+/** Shorthand for a JSON request with a key. */
+export async function call(
+  app: App,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS',
+  url: string,
+  options: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers['x-api-key'] = options.key;
+  const response = await app.inject({
+    method,
+    url,
+    headers,
+    ...(options.body === undefined ? {} : { payload: options.body as object }),
+  });
+  let json: any;
+  try {
+    json = response.json();
+  } catch {
+    json = undefined;
+  }
+  return { status: response.statusCode, headers: response.headers, json, body: response.body };
+}
