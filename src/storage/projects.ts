@@ -1,0 +1,183 @@
+/**
+ * Projects and what project rules need to look up: the caller's teams and portfolios, users
+ * named as contributors, and the last time each project was used.
+ */
+import { type ExpressionBuilder, type Insertable, type Kysely, type Selectable, sql } from 'kysely';
+import type { Database, ProjectsTable } from './schema.ts';
+
+export type ProjectRow = Selectable<ProjectsTable> & {
+  /** Start of the most recent activity logged to the project (Unix ms), or null. */
+  used_at: number | null;
+};
+
+export type ProjectSortKey = 'createdAt' | 'updatedAt' | 'usedAt';
+
+const SORT_COLUMN = { createdAt: 'created_at', updatedAt: 'updated_at', usedAt: 'used_at' } as const;
+
+/**
+ * decisions §3.1 as SQL: the user's own personal projects and every project of a team in
+ * which the user has an active membership. `canSeeProject` (services/project-access.ts) is
+ * the same rule for one loaded project.
+ */
+function visibleTo(userId: string) {
+  return (eb: ExpressionBuilder<Database, 'projects'>) =>
+    eb.or([
+      eb.and([eb('projects.team_id', 'is', null), eb('projects.created_by', '=', userId)]),
+      eb(
+        'projects.team_id',
+        'in',
+        eb
+          .selectFrom('team_members')
+          .select('team_members.team_id')
+          .where('team_members.user_id', '=', userId)
+          .where('team_members.status', '=', 'active'),
+      ),
+    ]);
+}
+
+/** Ids of every project, archived or not, that the user may see and change. */
+export async function visibleProjectIds(db: Kysely<Database>, userId: string): Promise<Set<string>> {
+  const rows = await db.selectFrom('projects').select('projects.id').where(visibleTo(userId)).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+function selectProjects(db: Kysely<Database>) {
+  return db
+    .selectFrom('projects')
+    .selectAll('projects')
+    .select((eb) =>
+      eb
+        .selectFrom('activities')
+        .select((a) => a.fn.max<number | null>('activities.start').as('m'))
+        .whereRef('activities.effective_project_id', '=', 'projects.id')
+        .as('used_at'),
+    );
+}
+
+function normalize(row: Selectable<ProjectsTable> & { used_at: number | string | null }): ProjectRow {
+  // max() over a bigint column is numeric on PostgreSQL and comes back as a string.
+  return { ...row, used_at: row.used_at === null ? null : Number(row.used_at) };
+}
+
+/** The user's visible projects, sorted descending by `sort` with nulls last, ties by id. */
+export async function listVisibleProjects(
+  db: Kysely<Database>,
+  userId: string,
+  options: { includeArchived: boolean; sort: ProjectSortKey },
+): Promise<ProjectRow[]> {
+  const column = SORT_COLUMN[options.sort];
+  let query = db
+    .selectFrom(selectProjects(db).where(visibleTo(userId)).as('p'))
+    .selectAll('p')
+    .orderBy(sql`case when ${sql.ref(`p.${column}`)} is null then 1 else 0 end`)
+    .orderBy(sql.ref(`p.${column}`), 'desc')
+    .orderBy('p.id');
+  if (!options.includeArchived) query = query.where('p.archived', '=', 0);
+  return (await query.execute()).map(normalize);
+}
+
+export async function findProject(db: Kysely<Database>, id: string): Promise<ProjectRow | undefined> {
+  const row = await selectProjects(db).where('projects.id', '=', id).executeTakeFirst();
+  return row && normalize(row);
+}
+
+export async function insertProject(db: Kysely<Database>, project: Insertable<ProjectsTable>): Promise<void> {
+  await db.insertInto('projects').values(project).execute();
+}
+
+export type ProjectChanges = Partial<
+  Pick<
+    Selectable<ProjectsTable>,
+    | 'name'
+    | 'description'
+    | 'color'
+    | 'team_id'
+    | 'portfolio_id'
+    | 'private'
+    | 'contributor_ids'
+    | 'archived'
+    | 'updated_by'
+    | 'updated_at'
+  >
+>;
+
+export async function updateProject(db: Kysely<Database>, id: string, changes: ProjectChanges): Promise<void> {
+  await db.updateTable('projects').set(changes).where('id', '=', id).execute();
+}
+
+export interface TeamRef {
+  id: string;
+  name: string;
+}
+
+/** Teams in which the user has an active membership, by id. */
+export async function activeTeamsOf(db: Kysely<Database>, userId: string): Promise<TeamRef[]> {
+  return db
+    .selectFrom('teams')
+    .innerJoin('team_members', 'team_members.team_id', 'teams.id')
+    .select(['teams.id', 'teams.name'])
+    .where('team_members.user_id', '=', userId)
+    .where('team_members.status', '=', 'active')
+    .orderBy('teams.id')
+    .execute();
+}
+
+export interface PortfolioRef {
+  id: string;
+  name: string;
+  ownerId: string;
+  teamId: string | null;
+}
+
+/** Portfolios the user owns or that belong to one of `teamIds`, by id. */
+export async function portfoliosUsableBy(
+  db: Kysely<Database>,
+  userId: string,
+  teamIds: readonly string[],
+): Promise<PortfolioRef[]> {
+  const rows = await db
+    .selectFrom('portfolios')
+    .select(['id', 'name', 'owner_id', 'team_id'])
+    .where((eb) =>
+      teamIds.length > 0 ? eb.or([eb('owner_id', '=', userId), eb('team_id', 'in', teamIds)]) : eb('owner_id', '=', userId),
+    )
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({ id: r.id, name: r.name, ownerId: r.owner_id, teamId: r.team_id }));
+}
+
+export async function findPortfolio(db: Kysely<Database>, id: string): Promise<PortfolioRef | undefined> {
+  const row = await db.selectFrom('portfolios').select(['id', 'name', 'owner_id', 'team_id']).where('id', '=', id).executeTakeFirst();
+  return row && { id: row.id, name: row.name, ownerId: row.owner_id, teamId: row.team_id };
+}
+
+export interface UserRef {
+  id: string;
+  handle: string | null;
+  email: string;
+}
+
+/** Users whose id or handle equals, or whose e-mail equals ignoring case, one of `entries`. */
+export async function usersMatching(db: Kysely<Database>, entries: readonly string[]): Promise<UserRef[]> {
+  if (entries.length === 0) return [];
+  const lowered = [...new Set(entries.map((e) => e.toLowerCase()))];
+  return db
+    .selectFrom('users')
+    .select(['id', 'handle', 'email'])
+    .where((eb) =>
+      eb.or([eb('id', 'in', entries), eb('handle', 'in', entries), eb(eb.fn('lower', ['email']), 'in', lowered)]),
+    )
+    .orderBy('id')
+    .execute();
+}
+
+/** Ids of the users with an active membership in the team. */
+export async function activeMemberIds(db: Kysely<Database>, teamId: string): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('team_members')
+    .select('user_id')
+    .where('team_id', '=', teamId)
+    .where('status', '=', 'active')
+    .execute();
+  return new Set(rows.map((r) => r.user_id));
+}
