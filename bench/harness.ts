@@ -1,0 +1,187 @@
+/**
+ * What every benchmark scenario needs: a Daybook server in its own process (so its memory can
+ * be read from /proc), an autocannon load against it, and one printed row of figures.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServerProcess {
+  url: string;
+  pid: number;
+  /** Resident set size now, in bytes. */
+  rss(): number;
+  /** Peak resident set size since start, in bytes. */
+  peakRss(): number;
+  stop(): Promise<void>;
+}
+
+function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = status.match(new RegExp(`${field}:\\s+(\\d+) kB`));
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
+async function waitUntilUp(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${output()}`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`server did not start in time:\n${output()}`);
+}
+
+/** Starts `node <script> [args]` with PORT set, and waits for /healthz. */
+export async function startProcess(script: string, args: string[], env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort();
+  let output = '';
+  const child = spawn('bash', [join(root, 'scripts/node.sh'), script, ...args], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d) => {
+    output = (output + d).slice(-4000);
+  });
+  child.stderr?.on('data', (d) => {
+    output = (output + d).slice(-4000);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilUp(url, child, () => output);
+  const pid = child.pid!;
+  return {
+    url,
+    pid,
+    rss: () => procStatus(pid, 'VmRSS'),
+    peakRss: () => procStatus(pid, 'VmHWM'),
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** A Daybook server on `databaseUrl` with rate limits and background work out of the way. */
+export function startDaybook(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  return startProcess('src/cli.ts', ['serve'], {
+    DAYBOOK_DATABASE_URL: databaseUrl,
+    DAYBOOK_RATE_LIMIT_PER_MINUTE: '1000000000',
+    DAYBOOK_AUTH_FAILURES_PER_MINUTE: '1000000000',
+    DAYBOOK_SUMMARY_INTERVAL_SECONDS: '0',
+    DAYBOOK_DEMO: 'off',
+    ...env,
+  });
+}
+
+export interface LoadRequest {
+  method?: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface LoadResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/**
+ * Sends `requests` round-robin over `connections` for `seconds`. `pick` may choose each
+ * request (e.g. a different key or query per request).
+ */
+export async function load(
+  url: string,
+  options: { connections: number; seconds: number; requests?: LoadRequest[]; pick?: () => LoadRequest },
+): Promise<LoadResult> {
+  const toRequest = (r: LoadRequest) => ({
+    method: r.method ?? 'GET',
+    path: r.path,
+    headers: { 'content-type': 'application/json', ...r.headers },
+    ...(r.body === undefined ? {} : { body: r.body }),
+  });
+  const requests = options.pick
+    ? [{ setupRequest: (req: object) => ({ ...req, ...toRequest(options.pick!()) }) }]
+    : (options.requests ?? [{ path: '/' }]).map(toRequest);
+  const result = await autocannon({
+    url,
+    connections: options.connections,
+    duration: options.seconds,
+    // biome-ignore lint/suspicious/noExplicitAny: autocannon's request type is loose
+    requests: requests as any,
+  });
+  return {
+    requests: result.requests.total,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+export interface Row {
+  scenario: string;
+  database: string;
+  requests: number;
+  rps: number;
+  p50: number | null;
+  p99: number | null;
+  peakRssMb: number | null;
+  /** Measured ÷ target, oriented so that ≤ 1 meets a latency ceiling and ≥ 1 meets a floor. */
+  ratio: number | null;
+  target: string;
+  note?: string;
+}
+
+const columns: [keyof Row, string, number][] = [
+  ['scenario', 'scenario', 20],
+  ['database', 'db', 8],
+  ['requests', 'requests', 10],
+  ['rps', 'req/s', 9],
+  ['p50', 'p50 ms', 8],
+  ['p99', 'p99 ms', 8],
+  ['peakRssMb', 'peak RSS MB', 12],
+  ['ratio', 'ratio', 7],
+  ['target', 'target', 28],
+];
+
+export function printHeader(): void {
+  console.log(columns.map(([, title, w]) => title.padEnd(w)).join(' '));
+  console.log(columns.map(([, , w]) => '-'.repeat(w)).join(' '));
+}
+
+export function printRow(row: Row): void {
+  const cell = (v: unknown) => (v === null || v === undefined ? '-' : typeof v === 'number' ? String(Math.round(v * 100) / 100) : String(v));
+  console.log(columns.map(([key, , w]) => cell(row[key]).padEnd(w)).join(' ') + (row.note ? `  ${row.note}` : ''));
+}
+
+export const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;

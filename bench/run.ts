@@ -1,0 +1,337 @@
+/**
+ * `npm run bench [-- scenario …]`: runs the load benchmarks against a Daybook server process on
+ * the demo dataset and prints one row per scenario (see docs/performance.md). SQLite by default;
+ * PostgreSQL when DAYBOOK_DATABASE_URL is a postgres:// URL. Figures, not pass/fail.
+ *
+ * Settings: BENCH_USERS (100), BENCH_DAYS (365), BENCH_SEED (1), BENCH_SECONDS (10 per scenario).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { type DatasetFacts, dataDir, datasetFacts, ensureDataset } from './dataset.ts';
+import {
+  type LoadRequest, type Row, load, mb, printHeader, printRow, root, type ServerProcess, startDaybook, startProcess,
+} from './harness.ts';
+
+const USERS = Number(process.env.BENCH_USERS ?? 100);
+const DAYS = Number(process.env.BENCH_DAYS ?? 365);
+const SEED = Number(process.env.BENCH_SEED ?? 1);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const DAY_MS = 86_400_000;
+
+const databaseUrl = process.env.DAYBOOK_DATABASE_URL ?? '';
+const dialect = databaseUrl.startsWith('postgres') ? 'postgres' : 'sqlite';
+
+interface Context {
+  facts: DatasetFacts;
+  databaseUrl: string;
+}
+
+type Scenario = (ctx: Context) => Promise<Row>;
+
+function row(scenario: string, fields: Partial<Row> & Pick<Row, 'target'>): Row {
+  return { scenario, database: dialect, requests: 0, rps: 0, p50: null, p99: null, peakRssMb: null, ratio: null, ...fields };
+}
+
+async function withServer<T>(ctx: Context, fn: (server: ServerProcess) => Promise<T>): Promise<T> {
+  const server = await startDaybook(ctx.databaseUrl);
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+const keyHeader = (key: string) => ({ 'x-api-key': key });
+const rangeEnd = (facts: DatasetFacts) => Math.ceil(facts.lastStart / DAY_MS) * DAY_MS;
+
+function reportRequest(key: string, level: string, days: number, facts: DatasetFacts, extra: object = {}): LoadRequest {
+  const to = rangeEnd(facts);
+  return {
+    method: 'POST',
+    path: '/report',
+    headers: keyHeader(key),
+    body: JSON.stringify({ dateRange: { from: to - days * DAY_MS, to }, aggregationLevel: level, ...extra }),
+  };
+}
+
+/** Measures one steady request shape and checks every answer was 2xx. */
+async function latencyScenario(
+  name: string,
+  ctx: Context,
+  request: LoadRequest,
+  ceilingMs: number,
+  options: { connections?: number; rssCeilingMb?: number } = {},
+): Promise<Row> {
+  return withServer(ctx, async (server) => {
+    const probe = await fetch(server.url + request.path, { method: request.method, headers: { 'content-type': 'application/json', ...request.headers }, body: request.body });
+    if (!probe.ok) throw new Error(`${name}: probe answered ${probe.status}: ${(await probe.text()).slice(0, 300)}`);
+    const rssBefore = server.rss();
+    const result = await load(server.url, { connections: options.connections ?? 2, seconds: SECONDS, requests: [request] });
+    const growth = mb(server.rss() - rssBefore);
+    return row(name, {
+      requests: result.requests,
+      rps: result.rps,
+      p50: result.p50,
+      p99: result.p99,
+      peakRssMb: mb(server.peakRss()),
+      ratio: result.p50 / ceilingMs,
+      target: `p50 ≤ ${ceilingMs} ms${options.rssCeilingMb ? `, RSS growth ≤ ${options.rssCeilingMb} MB` : ''}`,
+      note: [
+        result.non2xx || result.errors ? `${result.non2xx} non-2xx, ${result.errors} errors` : '',
+        options.rssCeilingMb ? `RSS growth ${growth} MB` : '',
+      ].filter(Boolean).join('; '),
+    });
+  });
+}
+
+const scenarios: Record<string, Scenario> = {
+  async overhead(ctx) {
+    const key = ctx.facts.keys[ctx.facts.heavyUser]!;
+    const bare = await startProcess('bench/bare-server.ts', [], {});
+    const daybook = await startDaybook(ctx.databaseUrl);
+    const rounds = { bare: [] as number[], daybook: [] as number[] };
+    let last = { requests: 0, p50: 0, p99: 0, non2xx: 0 };
+    try {
+      for (let round = 0; round < 3; round++) {
+        const b = await load(bare.url, { connections: 10, seconds: SECONDS / 2, requests: [{ path: '/user' }] });
+        const d = await load(daybook.url, { connections: 10, seconds: SECONDS / 2, requests: [{ path: '/user', headers: keyHeader(key) }] });
+        rounds.bare.push(b.rps);
+        rounds.daybook.push(d.rps);
+        last = { requests: last.requests + d.requests, p50: d.p50, p99: d.p99, non2xx: last.non2xx + d.non2xx };
+      }
+    } finally {
+      await bare.stop();
+    }
+    const peak = mb(daybook.peakRss());
+    await daybook.stop();
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    return row('overhead', {
+      requests: last.requests,
+      rps: median(rounds.daybook),
+      p50: last.p50,
+      p99: last.p99,
+      peakRssMb: peak,
+      ratio: median(rounds.daybook) / median(rounds.bare),
+      target: '≥ 0.75 × bare Fastify',
+      note: `bare ${Math.round(median(rounds.bare))} req/s${last.non2xx ? `; ${last.non2xx} non-2xx` : ''}`,
+    });
+  },
+
+  'report-day-year': (ctx) =>
+    latencyScenario('report-day-year', ctx, reportRequest(ctx.facts.keys[ctx.facts.heavyUser]!, 'day', 365, ctx.facts), 15),
+
+  'report-activity-90d': (ctx) =>
+    latencyScenario('report-activity-90d', ctx, reportRequest(ctx.facts.keys[ctx.facts.heavyUser]!, 'activity', 90, ctx.facts), 100, {
+      rssCeilingMb: 50,
+    }),
+
+  'report-team': (ctx) => {
+    const team = ctx.facts.team;
+    if (!team) throw new Error('the dataset has no team with a keyed active member');
+    return latencyScenario('report-team', ctx, reportRequest(team.memberKey, 'day', 90, ctx.facts, { teamIds: [team.id] }), 50);
+  },
+
+  search: (ctx) =>
+    withServer(ctx, async (server) => {
+      const key = ctx.facts.keys[ctx.facts.heavyUser]!;
+      const words = ctx.facts.words;
+      let n = 0;
+      const pick = (): LoadRequest => {
+        n++;
+        const count = 1 + (n % 3);
+        const query = Array.from({ length: count }, (_, i) => words[(n * 7 + i * 13) % words.length]).join(' ');
+        return { method: 'POST', path: '/search', headers: keyHeader(key), body: JSON.stringify({ query, days: 30 }) };
+      };
+      const result = await load(server.url, { connections: 2, seconds: SECONDS, pick });
+      return row('search', {
+        requests: result.requests,
+        rps: result.rps,
+        p50: result.p50,
+        p99: result.p99,
+        peakRssMb: mb(server.peakRss()),
+        ratio: result.p50 / 10,
+        target: 'p50 ≤ 10 ms',
+        note: result.non2xx || result.errors ? `${result.non2xx} non-2xx, ${result.errors} errors` : '',
+      });
+    }),
+
+  async import(ctx) {
+    const target = dialect === 'postgres' ? await createScratchPostgres(ctx.databaseUrl) : null;
+    const file = join(dataDir, 'import-scratch.db');
+    rmSync(file, { force: true });
+    rmSync(`${file}-wal`, { force: true });
+    const url = target?.url ?? `sqlite:${file}`;
+    try {
+      const { seconds, peakRss } = await measureImport(ctx.facts.file, url);
+      const perSecond = ctx.facts.activities / seconds;
+      const floor = dialect === 'postgres' ? 30_000 : 100_000;
+      return row('import', {
+        requests: ctx.facts.activities,
+        rps: perSecond,
+        peakRssMb: mb(peakRss),
+        ratio: perSecond / floor,
+        target: `≥ ${floor / 1000}k activities/s, RSS ≤ 300 MB`,
+        note: `${seconds.toFixed(1)} s for ${ctx.facts.activities} activities`,
+      });
+    } finally {
+      rmSync(file, { force: true });
+      rmSync(`${file}-wal`, { force: true });
+      rmSync(`${file}-shm`, { force: true });
+      await target?.drop();
+    }
+  },
+
+  mixed: (ctx) =>
+    withServer(ctx, async (server) => {
+      const users = Object.keys(ctx.facts.keys);
+      const to = rangeEnd(ctx.facts);
+      const yesterday = new Date(to - DAY_MS).toISOString().slice(0, 10);
+      let n = 0;
+      const pick = (): LoadRequest => {
+        n++;
+        const key = ctx.facts.keys[users[n % users.length]!]!;
+        const headers = keyHeader(key);
+        switch (n % 10) {
+          case 0:
+          case 1:
+          case 2:
+            return { method: 'POST', path: '/report', headers, body: JSON.stringify({ dateRange: { from: to - 7 * DAY_MS, to }, aggregationLevel: 'day' }) };
+          case 3:
+            return { method: 'POST', path: '/report', headers, body: JSON.stringify({ dateRange: { from: to - DAY_MS, to }, aggregationLevel: 'activity' }) };
+          case 4:
+          case 5:
+            return { path: `/message?date=${yesterday}&format=${n % 4 === 0 ? 'slack' : 'html'}`, headers };
+          case 6:
+            return { path: '/projects', headers };
+          case 7:
+            return { method: 'POST', path: '/search', headers, body: JSON.stringify({ query: ctx.facts.words[n % ctx.facts.words.length], days: 7 }) };
+          default:
+            return { path: '/user', headers };
+        }
+      };
+      const result = await load(server.url, { connections: 50, seconds: SECONDS, pick });
+      return row('mixed', {
+        requests: result.requests,
+        rps: result.rps,
+        p50: result.p50,
+        p99: result.p99,
+        peakRssMb: mb(server.peakRss()),
+        ratio: result.rps / 3000,
+        target: '≥ 3000 req/s, p99 ≤ 50 ms',
+        // /message answers 404 for a day without a summary; count only errors and 5xx as failures.
+        note: `${result.non2xx} non-2xx (404 = no summary), ${result.errors} errors`,
+      });
+    }),
+};
+
+async function createScratchPostgres(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `daybook_bench_import_${process.pid}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const scratch = new URL(url);
+  scratch.pathname = `/${name}`;
+  return {
+    url: scratch.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+/** Runs `daybook import` in its own process and samples its peak RSS. */
+async function measureImport(file: string, url: string): Promise<{ seconds: number; peakRss: number }> {
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('bash', ['bin/daybook', 'migrate'], { cwd: root, env: { ...process.env, DAYBOOK_DATABASE_URL: url }, stdio: 'ignore' });
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`migrate exited ${code}`))));
+  });
+  const started = Date.now();
+  let peakRss = 0;
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('bash', ['scripts/node.sh', 'src/cli.ts', 'import', file], {
+      cwd: root,
+      env: { ...process.env, DAYBOOK_DATABASE_URL: url },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const timer = setInterval(() => {
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        const hwm = Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1] ?? 0) * 1024;
+        peakRss = Math.max(peakRss, hwm);
+      } catch {
+        // the process has exited
+      }
+    }, 100);
+    child.once('exit', (code) => {
+      clearInterval(timer);
+      code === 0 ? resolve() : reject(new Error(`import exited ${code}`));
+    });
+  });
+  return { seconds: (Date.now() - started) / 1000, peakRss };
+}
+
+/** The database the request scenarios run against, imported once and reused. */
+async function ensureBenchDatabase(facts: DatasetFacts): Promise<string> {
+  if (dialect === 'postgres') {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    const count = await client
+      .query('select count(*)::int as n from activities')
+      .then((r) => r.rows[0].n as number)
+      .catch(() => 0);
+    await client.end();
+    if (count !== facts.activities) {
+      console.error(`bench: importing ${facts.file} into ${new URL(databaseUrl).pathname.slice(1)}`);
+      await measureImport(facts.file, databaseUrl);
+    }
+    return databaseUrl;
+  }
+  const file = join(dataDir, `bench-${USERS}x${DAYS}-seed${SEED}.db`);
+  const marker = `${file}.imported`;
+  if (!existsSync(marker)) {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+    console.error(`bench: importing ${facts.file} into ${file}`);
+    await measureImport(facts.file, `sqlite:${file}`);
+    writeFileSync(marker, new Date().toISOString());
+  }
+  return `sqlite:${file}`;
+}
+
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const unknown = wanted.filter((w) => !scenarios[w]);
+if (unknown.length) {
+  console.error(`unknown scenario(s): ${unknown.join(', ')}; known: ${Object.keys(scenarios).join(', ')}`);
+  process.exit(2);
+}
+const names = wanted.length ? wanted : Object.keys(scenarios);
+
+const datasetFile = await ensureDataset(USERS, DAYS, SEED);
+const facts = await datasetFacts(datasetFile);
+const ctx: Context = { facts, databaseUrl: names.every((n) => n === 'import') ? '' : await ensureBenchDatabase(facts) };
+
+printHeader();
+const rows: Row[] = [];
+for (const name of names) {
+  try {
+    const result = await scenarios[name]!(ctx);
+    rows.push(result);
+    printRow(result);
+  } catch (err) {
+    const failed = row(name, { target: '-', note: `failed: ${(err as Error).message.split('\n')[0]}` });
+    rows.push(failed);
+    printRow(failed);
+  }
+}
+
+const resultsDir = join(root, 'bench/results');
+mkdirSync(resultsDir, { recursive: true });
+const out = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${dialect}.json`);
+writeFileSync(out, `${JSON.stringify({ dialect, users: USERS, days: DAYS, seed: SEED, seconds: SECONDS, rows }, null, 2)}\n`);
+console.error(`bench: results written to ${out}`);
