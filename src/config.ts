@@ -6,6 +6,8 @@ export interface Config {
   redisUrl: string | null;
   rateLimitPerMinute: number;
   authFailuresPerMinute: number;
+  /** How long a verified key is trusted without reading the database again. */
+  keyCacheMs: number;
   logLevel: string;
   summaryIntervalSeconds: number;
 }
@@ -28,6 +30,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.DAYBOOK_REDIS_URL || null,
     rateLimitPerMinute: integer(env, 'DAYBOOK_RATE_LIMIT_PER_MINUTE', 120, 1),
     authFailuresPerMinute: integer(env, 'DAYBOOK_AUTH_FAILURES_PER_MINUTE', 30, 1),
+    keyCacheMs: integer(env, 'DAYBOOK_KEY_CACHE_MS', 2000, 0),
     logLevel: env.LOG_LEVEL || 'info',
     summaryIntervalSeconds: integer(env, 'DAYBOOK_SUMMARY_INTERVAL_SECONDS', 300, 0),
   };

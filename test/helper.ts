@@ -104,6 +104,7 @@ export async function createTestApp(dialect: Dialect, options: TestAppOptions = 
     ...loadConfig({}),
     rateLimitPerMinute: 10_000,
     authFailuresPerMinute: 10_000,
+    keyCacheMs: 0,
     ...options.config,
     databaseUrl: database.url,
   };

@@ -69,6 +69,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     schemaErrorFormatter: (errors, dataVar) => new ApiError(400, describeValidationError(errors, dataVar)),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
+  // JSON only: Fastify's default text/plain parser would let other content types through.
+  app.removeAllContentTypeParsers();
   // Empty bodies count as `{}`; anything unparsable is the envelope's "Malformed JSON body".
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     // An unknown path is a 404 whatever its body holds.

@@ -44,9 +44,43 @@ function rateLimited(reply: FastifyReply, rate: RateLimitResult) {
   return fail(reply, 429, 'rate_limited', { retryAfterSec: rate.resetSec });
 }
 
+/**
+ * Verified keys stay trusted for `ttlMs` so a busy key does not cost a database read per
+ * request; a revocation or plan change takes effect within that time.
+ */
+class KeyCache {
+  private entries = new Map<string, { key: KeyWithUser | null; until: number }>();
+  private readonly ttlMs: number;
+
+  constructor(ttlMs: number) {
+    this.ttlMs = ttlMs;
+  }
+
+  get(hash: string, now: number): KeyWithUser | null | undefined {
+    const entry = this.entries.get(hash);
+    if (!entry) return undefined;
+    if (entry.until <= now) {
+      this.entries.delete(hash);
+      return undefined;
+    }
+    return entry.key;
+  }
+
+  /** Only known keys are cached: an unknown one must be looked up again once it exists. */
+  set(hash: string, key: KeyWithUser, now: number): void {
+    if (this.ttlMs <= 0) return;
+    if (this.entries.size >= 10_000) this.entries.clear();
+    this.entries.set(hash, { key, until: now + this.ttlMs });
+  }
+}
+
 export function registerAuth(app: App, deps: AppDeps): void {
   const { storage, rateLimiter, config } = deps;
   const lastTouched = new Map<string, number>();
+  const keys = new KeyCache(config.keyCacheMs);
+  // Addresses over their failed-attempt budget, known locally so a blocked address costs no
+  // shared-store round trip; the count itself lives in the (possibly shared) rate limiter.
+  const blockedUntil = new Map<string, number>();
 
   app.decorateRequest('auth', null as unknown as AuthContext);
 
@@ -54,19 +88,35 @@ export function registerAuth(app: App, deps: AppDeps): void {
     const required = request.routeOptions.config?.scope;
     if (!required) return;
 
-    const failureKey = `auth-failures:${request.ip}`;
     const header = request.headers['x-api-key'];
     const presented = Array.isArray(header) ? header[0] : header;
     if (!presented) {
       return fail(reply, 401, 'Missing API key');
     }
 
-    const failures = await rateLimiter.hit(failureKey, config.authFailuresPerMinute, 0);
-    if (failures.remaining <= 0) return rateLimited(reply, failures);
+    const now = deps.now();
+    const blocked = blockedUntil.get(request.ip);
+    if (blocked !== undefined) {
+      if (blocked > now) {
+        const retryAfterSec = Math.max(1, Math.ceil((blocked - now) / 1000));
+        return rateLimited(reply, { allowed: false, limit: config.authFailuresPerMinute, remaining: 0, resetSec: retryAfterSec });
+      }
+      blockedUntil.delete(request.ip);
+    }
 
-    const key: KeyWithUser | null = await findKeyByHash(storage.db, hashApiKey(presented));
+    const hash = hashApiKey(presented);
+    let key = keys.get(hash, now);
+    if (key === undefined) {
+      key = await findKeyByHash(storage.db, hash);
+      if (key && !key.revoked) keys.set(hash, key, now);
+    }
     if (!key || key.revoked) {
-      await rateLimiter.hit(failureKey, config.authFailuresPerMinute);
+      const failures = await rateLimiter.hit(`auth-failures:${request.ip}`, config.authFailuresPerMinute);
+      if (!failures.allowed) {
+        if (blockedUntil.size >= 10_000) blockedUntil.clear();
+        blockedUntil.set(request.ip, now + failures.resetSec * 1000);
+        return rateLimited(reply, failures);
+      }
       return fail(reply, 401, 'Invalid API key');
     }
 
@@ -83,7 +133,6 @@ export function registerAuth(app: App, deps: AppDeps): void {
 
     request.auth = { keyId: key.keyId, scopes: key.scopes, user: key.user };
 
-    const now = deps.now();
     if (now - (lastTouched.get(key.keyId) ?? key.lastUsedAt ?? 0) >= TOUCH_INTERVAL_MS) {
       lastTouched.set(key.keyId, now);
       touchKey(storage.db, key.keyId, now).catch((err) => request.log.warn({ err }, 'could not record key use'));
