@@ -1,0 +1,81 @@
+/**
+ * What a report shows for a project, category or task, including the team privacy rules of
+ * decisions §4.8: in another member's rows, projects the caller cannot see and private projects
+ * read `Other`, tasks that are not visible or belong to a confidential project read
+ * `Hidden task`, and the ids of masked things are null. The caller's own rows are never masked.
+ */
+import type { NamedCategory, NamedProject, NamedTask } from '../storage/aggregates.ts';
+
+export const MASKED_PROJECT = 'Other';
+export const HIDDEN_TASK = 'Hidden task';
+
+export interface Label {
+  /** Entries with the same key are one entry in a list: the id, or the masked name. */
+  key: string;
+  name: string;
+  id: string | null;
+}
+
+export interface TaskLabel extends Label {
+  hidden: boolean;
+  /** The task's own local date. */
+  date: string;
+  /** The task's own project, as the caller may see it. */
+  project: Label | null;
+}
+
+export interface CategoryLabel extends Label {
+  emoji: string | null;
+}
+
+export interface NameLookup {
+  projects: Map<string, NamedProject>;
+  categories: Map<string, NamedCategory>;
+  tasks: Map<string, NamedTask>;
+}
+
+const maskedProject: Label = { key: `masked:${MASKED_PROJECT}`, name: MASKED_PROJECT, id: null };
+
+export class ReportLabels {
+  private readonly callerId: string;
+  private readonly callerTeamIds: Set<string>;
+  private readonly names: NameLookup;
+
+  constructor(callerId: string, callerTeamIds: Iterable<string>, names: NameLookup) {
+    this.callerId = callerId;
+    this.callerTeamIds = new Set(callerTeamIds);
+    this.names = names;
+  }
+
+  /** Decisions §3.1: personal projects the caller created, projects of its active teams. */
+  private callerSees(project: NamedProject): boolean {
+    return project.teamId === null ? project.createdBy === this.callerId : this.callerTeamIds.has(project.teamId);
+  }
+
+  project(ownerId: string, projectId: string | null): Label | null {
+    if (projectId === null) return null;
+    const project = this.names.projects.get(projectId);
+    if (ownerId !== this.callerId && (!project || project.private || !this.callerSees(project))) return maskedProject;
+    if (!project) return null;
+    return { key: `id:${project.id}`, name: project.name, id: project.id };
+  }
+
+  category(categoryId: string | null): CategoryLabel | null {
+    if (categoryId === null) return null;
+    const category = this.names.categories.get(categoryId);
+    if (!category) return null;
+    return { key: `id:${category.id}`, name: category.name, id: category.id, emoji: category.emoji };
+  }
+
+  task(ownerId: string, taskId: string | null): TaskLabel | null {
+    if (taskId === null) return null;
+    const task = this.names.tasks.get(taskId);
+    if (!task) return null;
+    const project = this.project(ownerId, task.projectId);
+    const confidential = task.projectId !== null && this.names.projects.get(task.projectId)?.confidential === true;
+    if (ownerId !== this.callerId && (!task.visible || confidential)) {
+      return { key: `masked:${HIDDEN_TASK}`, name: HIDDEN_TASK, id: null, hidden: true, date: task.date, project };
+    }
+    return { key: `id:${task.id}`, name: task.title, id: task.id, hidden: false, date: task.date, project };
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * POST /report (api.md, decisions §4): checks the ids the caller names, gathers the time of
+ * the people the report is about, and builds the rows of the requested level.
+ */
+import type { Kysely } from 'kysely';
+import { ApiError } from '../http/errors.ts';
+import { localDateOf } from '../lib/time.ts';
+import { activeTeamIds } from '../storage/accounts.ts';
+import { type MinuteGroup, lookupNames, sumMinutes } from '../storage/aggregates.ts';
+import {
+  type ReportUser, activeMembersOf, activityDetails, dayCommentsBetween, visibleProjectIds,
+} from '../storage/reports.ts';
+import type { Database } from '../storage/schema.ts';
+import { buildActivityRows } from './report-activity.ts';
+import { type ReportContext, type ReportRow, sortRows } from './report-context.ts';
+import { buildDayRows } from './report-day.ts';
+import { type NameLookup, ReportLabels } from './report-labels.ts';
+import { type ReportBody, type ReportRequest, parseReportRequest } from './report-request.ts';
+import { buildTaskRows } from './report-task.ts';
+import { buildWeekRows } from './report-week.ts';
+
+export interface Report {
+  rowCount: number;
+  rows: ReportRow[];
+}
+
+export async function buildReport(
+  db: Kysely<Database>,
+  caller: ReportUser,
+  body: ReportBody | undefined | null,
+  now: number,
+): Promise<Report> {
+  const request = parseReportRequest(body, now);
+  const callerTeamIds = await activeTeamIds(db, caller.id);
+  await checkNamedIds(db, caller.id, callerTeamIds, request);
+
+  let rows: ReportRow[];
+  if (request.level === 'activity') {
+    const activities = await activityDetails(db, {
+      userId: caller.id, from: request.from, to: request.to, projectIds: request.projectIds ?? undefined,
+    });
+    rows = sortRows(buildActivityRows(request, caller.timezone, activities), request.sort);
+  } else {
+    const people = request.teamIds ? await activeMembersOf(db, request.teamIds) : [caller];
+    const groups = await sumMinutes(db, {
+      userIds: people.map((p) => p.id), from: request.from, to: request.to, projectIds: request.projectIds ?? undefined,
+    });
+    const context: ReportContext = {
+      request,
+      labels: new ReportLabels(caller.id, callerTeamIds, await namesOf(db, groups)),
+      people: new Map(people.map((p) => [p.id, p])),
+      team: request.teamIds !== null,
+    };
+    const timed =
+      request.level === 'day'
+        ? buildDayRows(context, groups, await commentsInRange(db, people, request))
+        : request.level === 'week'
+          ? buildWeekRows(context, groups)
+          : buildTaskRows(context, groups);
+    rows = sortRows(timed, request.sort);
+  }
+  return { rowCount: rows.length, rows };
+}
+
+/** decisions §4.7 and §4.8: every named project visible to the caller, every team its own. */
+async function checkNamedIds(
+  db: Kysely<Database>,
+  callerId: string,
+  callerTeamIds: string[],
+  request: ReportRequest,
+): Promise<void> {
+  if (request.teamIds) {
+    const mine = new Set(callerTeamIds);
+    const unknown = request.teamIds.find((id) => !mine.has(id));
+    if (unknown !== undefined) throw new ApiError(400, `Unknown team id: "${unknown}"`);
+  }
+  if (request.projectIds) {
+    const visible = await visibleProjectIds(db, callerId, request.projectIds);
+    const unknown = request.projectIds.find((id) => !visible.has(id));
+    if (unknown !== undefined) throw new ApiError(400, `Unknown project id: "${unknown}"`);
+  }
+}
+
+/** Names of everything the groups refer to, plus the projects of their tasks (for masking). */
+async function namesOf(db: Kysely<Database>, groups: MinuteGroup[]): Promise<NameLookup> {
+  const names = await lookupNames(db, groups);
+  const taskProjects = [...names.tasks.values()]
+    .map((t) => t.projectId)
+    .filter((id): id is string => id !== null && !names.projects.has(id));
+  if (taskProjects.length > 0) {
+    const more = await lookupNames(db, taskProjects.map((projectId) => ({ projectId, categoryId: null, taskId: null })));
+    for (const [id, project] of more.projects) names.projects.set(id, project);
+  }
+  return names;
+}
+
+/** Day comments on every local date the range touches for any of the people. */
+async function commentsInRange(db: Kysely<Database>, people: ReportUser[], request: ReportRequest) {
+  if (people.length === 0) return [];
+  const firstDates = people.map((p) => localDateOf(request.from, p.timezone)).sort();
+  const lastDates = people.map((p) => localDateOf(request.to, p.timezone)).sort();
+  return dayCommentsBetween(db, people.map((p) => p.id), firstDates[0]!, lastDates[lastDates.length - 1]!);
+}
