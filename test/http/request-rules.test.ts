@@ -183,3 +183,30 @@ forEachDialect('rate limits', (dialect) => {
     assert.equal(res.json.error, 'rate_limited');
   });
 });
+
+forEachDialect('key cache', (dialect) => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp(dialect, { config: { keyCacheMs: 2000 } });
+  });
+  after(() => t.close());
+
+  test('a revoked key stops working once the cache time has passed', async () => {
+    assert.equal((await call(t.app, 'GET', '/user', { key: KEYS.bob })).status, 200);
+    await t.storage.db.updateTable('api_keys').set({ revoked: 1 }).where('id', '=', 'key_bob').execute();
+    t.setNow(Date.parse('2026-11-22T12:00:02.001Z'));
+    const res = await call(t.app, 'GET', '/user', { key: KEYS.bob });
+    assert.deepEqual([res.status, res.json.error], [401, 'Invalid API key']);
+  });
+
+  test('an unknown key is never cached: a key created afterwards works at once', async () => {
+    const key = 'dbk_created_later_0123456789abcdef';
+    assert.equal((await call(t.app, 'GET', '/user', { key })).status, 401);
+    const { hashApiKey } = await import('../../src/services/api-keys.ts');
+    await t.storage.db
+      .insertInto('api_keys')
+      .values({ id: 'key_later', user_id: 'u_alice', name: 'later', key_hash: hashApiKey(key), scopes: 'user:read', revoked: 0, created_at: 0, last_used_at: null })
+      .execute();
+    assert.equal((await call(t.app, 'GET', '/user', { key })).status, 200);
+  });
+});
