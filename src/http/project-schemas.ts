@@ -1,0 +1,121 @@
+/**
+ * Schemas of `/projects` and the deprecated `/project`. Fields whose errors the spec words
+ * exactly (`color`, `contributorIds`, `confidential` on update) are accepted as any JSON value
+ * here and checked by the project services, so the caller gets the spec's message.
+ */
+import Type from 'typebox';
+import { DESCRIPTION_MAX, NAME_MAX, PROJECT_COLORS } from '../services/project-fields.ts';
+
+const Instant = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+const NullableString = Type.Union([Type.Null(), Type.String()]);
+
+export const Project = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String({ maxLength: NAME_MAX }),
+    description: Type.Union([Type.String({ maxLength: DESCRIPTION_MAX }), Type.Null()]),
+    color: Type.Union([Type.String(), Type.Null()], { description: `One of ${PROJECT_COLORS.join(', ')}.` }),
+    portfolioId: Type.Union([Type.String(), Type.Null()]),
+    teamId: Type.Union([Type.String(), Type.Null()], { description: 'null for a personal project.' }),
+    private: Type.Boolean(),
+    confidential: Type.Boolean({ description: 'Settable only on create.' }),
+    contributorIds: Type.Union([Type.Array(Type.String()), Type.Null()], {
+      description: 'Who may log time: null = every active team member, [] = nobody, else those user ids.',
+    }),
+    status: Type.Union([Type.Literal('active'), Type.Literal('archived')]),
+    createdAt: Instant,
+    updatedAt: Instant,
+    usedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'Start of the most recent activity logged to the project.',
+    }),
+    createdBy: Type.String(),
+    updatedBy: Type.String(),
+  },
+  { description: 'A project. Timestamps are ISO 8601 UTC.' },
+);
+
+export const ProjectResponse = Type.Object({ success: Type.Literal(true), project: Project });
+export const ProjectListResponse = Type.Object({ success: Type.Literal(true), projects: Type.Array(Project) });
+
+export const ProjectIdParams = Type.Object({ id: Type.String() });
+
+export const ProjectListQuery = Type.Object({
+  sort: Type.Optional(
+    Type.Unsafe<'createdAt' | 'updatedAt' | 'usedAt'>({
+      type: 'string',
+      enum: ['createdAt', 'updatedAt', 'usedAt'],
+      default: 'createdAt',
+      description: 'Descending sort key; null values last, ties by id.',
+    }),
+  ),
+  includeArchived: Type.Optional(Type.Boolean({ default: false, description: '`true` includes archived projects.' })),
+});
+
+// The string branch comes first so that an over-long text is reported by its length.
+const Description = Type.Union([Type.String({ maxLength: DESCRIPTION_MAX }), Type.Null()]);
+const ColorField = Type.Unknown({ description: `One of ${PROJECT_COLORS.join(', ')}; else 400 Invalid color value.` });
+const ContributorsField = Type.Unknown({
+  description:
+    'null or an array of user ids, handles or e-mail addresses, each an active member of the project\'s team.',
+});
+const TeamField = Type.Union([Type.Null(), Type.String()], {
+  description: 'Team id or exact trimmed, case-sensitive name; null or "" for a personal project.',
+});
+const PortfolioField = Type.Union([Type.Null(), Type.String()], {
+  description: 'Portfolio id or exact trimmed, case-sensitive name; null or "" for none.',
+});
+
+export const ProjectCreateBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ maxLength: NAME_MAX, description: 'Omitted or blank: "New Project <local date>".' })),
+    description: Type.Optional(Description),
+    color: Type.Optional(ColorField),
+    team: Type.Optional(TeamField),
+    portfolio: Type.Optional(PortfolioField),
+    private: Type.Optional(Type.Boolean()),
+    confidential: Type.Optional(Type.Boolean({ description: 'Settable only on create.' })),
+    contributorIds: Type.Optional(ContributorsField),
+  },
+  { additionalProperties: true },
+);
+
+export const ProjectUpdateBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ maxLength: NAME_MAX })),
+    description: Type.Optional(Description),
+    color: Type.Optional(ColorField),
+    team: Type.Optional(TeamField),
+    portfolio: Type.Optional(PortfolioField),
+    private: Type.Optional(Type.Boolean()),
+    contributorIds: Type.Optional(ContributorsField),
+    archived: Type.Optional(Type.Boolean({ description: '`true` archives, `false` unarchives.' })),
+    confidential: Type.Optional(Type.Unknown({ description: 'Refused: confidential cannot be changed through the API.' })),
+  },
+  { additionalProperties: true },
+);
+
+export const LegacyProjectBody = Type.Object(
+  {
+    operation: Type.Optional(
+      Type.String({ description: 'One of list, create, update, delete, archive; omitted means list.' }),
+    ),
+    id: Type.Optional(Type.String({ description: 'Required for update, delete and archive.' })),
+    name: Type.Optional(NullableString),
+    description: Type.Optional(NullableString),
+    color: Type.Optional(NullableString),
+    team: Type.Optional(NullableString),
+    portfolio: Type.Optional(NullableString),
+    private: Type.Optional(Type.Boolean()),
+    confidential: Type.Optional(Type.Boolean()),
+    archived: Type.Optional(
+      Type.Boolean({ description: 'list: true includes archived projects. archive: defaults to true; false unarchives.' }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export const LegacyResponse = Type.Union([
+  Type.Object({ success: Type.Literal(true), projects: Type.Array(Project) }),
+  Type.Object({ success: Type.Literal(true), message: Type.String(), projectId: Type.String() }),
+  Type.Object({ success: Type.Literal(true), message: Type.String() }),
+]);

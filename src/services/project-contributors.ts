@@ -1,0 +1,54 @@
+/**
+ * `contributorIds` of a team project: entries given as user ids, handles or e-mail addresses in
+ * any mix, resolved to user ids that are all active members of the project's team.
+ */
+import type { Kysely } from 'kysely';
+import { badRequest } from '../http/errors.ts';
+import { activeMemberIds, type UserRef, usersMatching } from '../storage/projects.ts';
+import type { Database } from '../storage/schema.ts';
+
+export const CONTRIBUTORS_SHAPE_ERROR =
+  'contributorIds must be null or an array of user ids, handles, or email addresses';
+
+/** Rejects anything but null or an array of strings, before any lookup. */
+export function checkContributorShape(value: unknown): asserts value is string[] | null {
+  if (value === null) return;
+  if (!Array.isArray(value) || !value.every((entry) => typeof entry === 'string')) {
+    throw badRequest(CONTRIBUTORS_SHAPE_ERROR);
+  }
+}
+
+/** An entry names a user by id first, then by handle, then by e-mail address (ignoring case). */
+function matchEntry(entry: string, users: UserRef[]): UserRef | undefined {
+  const wanted = entry.trim();
+  const lowered = wanted.toLowerCase();
+  return (
+    users.find((u) => u.id === wanted) ??
+    users.find((u) => u.handle === wanted) ??
+    users.find((u) => u.email.toLowerCase() === lowered)
+  );
+}
+
+/**
+ * The contributor list to store for a project of `teamId` (null = personal). null stays null
+ * (the whole team); a list becomes the matched user ids, in the order given, without repeats.
+ */
+export async function resolveContributors(
+  db: Kysely<Database>,
+  value: unknown,
+  teamId: string | null,
+): Promise<string[] | null> {
+  checkContributorShape(value);
+  if (value === null) return null;
+  if (teamId === null) throw badRequest('Contributors can only be set on team projects');
+  const users = await usersMatching(db, value.map((entry) => entry.trim()));
+  const members = await activeMemberIds(db, teamId);
+  const ids: string[] = [];
+  for (const entry of value) {
+    const user = matchEntry(entry, users);
+    if (!user) throw badRequest(`No user matches "${entry}"; use a user id, handle, or email address`);
+    if (!members.has(user.id)) throw badRequest(`Contributor ${user.id} is not an active member of the team`);
+    if (!ids.includes(user.id)) ids.push(user.id);
+  }
+  return ids;
+}

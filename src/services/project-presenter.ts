@@ -1,0 +1,46 @@
+/** A stored project as the API shows it (the Project resource of the spec, camelCase). */
+import { toIso } from '../lib/time.ts';
+import type { ProjectRow } from '../storage/projects.ts';
+
+export interface ProjectView {
+  id: string;
+  name: string;
+  description: string | null;
+  color: string | null;
+  portfolioId: string | null;
+  teamId: string | null;
+  private: boolean;
+  confidential: boolean;
+  contributorIds: string[] | null;
+  status: 'active' | 'archived';
+  createdAt: string | null;
+  updatedAt: string | null;
+  usedAt: string | null;
+  createdBy: string;
+  updatedBy: string;
+}
+
+export function parseContributorIds(stored: string | null): string[] | null {
+  return stored === null ? null : (JSON.parse(stored) as string[]);
+}
+
+export function presentProject(row: ProjectRow): ProjectView {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    color: row.color,
+    portfolioId: row.portfolio_id,
+    teamId: row.team_id,
+    private: Boolean(row.private),
+    confidential: Boolean(row.confidential),
+    contributorIds: parseContributorIds(row.contributor_ids),
+    status: row.archived ? 'archived' : 'active',
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+    usedAt: toIso(row.used_at),
+    createdBy: row.created_by,
+    // decisions §3.5: a project never updated through the API was last updated by its creator.
+    updatedBy: row.updated_by ?? row.created_by,
+  };
+}
