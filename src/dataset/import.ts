@@ -19,7 +19,9 @@ import {
   ARRAY_OF, RECORD_TYPES, type RecordType, describeSchemaError, recordValidator, validateDocument,
 } from './schema.ts';
 
-export class ImportError extends Error {}
+export class ImportError extends Error {
+  name = 'ImportError';
+}
 
 export type ImportCounts = Record<RecordType, number>;
 
@@ -47,6 +49,10 @@ class ImportSession {
   private readonly trx: Db;
   private readonly now: number;
   private users = new Map<string, string>(); // id → timezone
+  // Unique fields, checked per record so that a clash names its record rather than its batch.
+  private readonly emails = new UniqueOwners();
+  private readonly handles = new UniqueOwners();
+  private readonly keyHashes = new UniqueOwners();
   private teams = new Set<string>();
   private portfolios = new Set<string>();
   private categories = new Set<string>();
@@ -55,6 +61,8 @@ class ImportSession {
   private changedDays = new Set<string>();
   private pendingType: RecordType | null = null;
   private pending: unknown[] = [];
+  /** Keys of the pending records: a repeated record flushes first, so the later version wins. */
+  private pendingKeys = new Set<string>();
   private readonly onProgress?: (records: number) => void;
   private applied = 0;
 
@@ -65,8 +73,13 @@ class ImportSession {
   }
 
   async loadExisting(): Promise<void> {
-    for (const u of await this.trx.selectFrom('users').select(['id', 'timezone']).execute()) {
+    for (const u of await this.trx.selectFrom('users').select(['id', 'timezone', 'email', 'handle']).execute()) {
       this.users.set(u.id, u.timezone);
+      this.emails.claim(u.email, u.id);
+      if (u.handle !== null) this.handles.claim(u.handle, u.id);
+    }
+    for (const k of await this.trx.selectFrom('api_keys').select(['id', 'key_hash']).execute()) {
+      this.keyHashes.claim(k.key_hash, k.id);
     }
     for (const t of await this.trx.selectFrom('teams').select('id').execute()) this.teams.add(t.id);
     for (const p of await this.trx.selectFrom('portfolios').select('id').execute()) this.portfolios.add(p.id);
@@ -76,10 +89,12 @@ class ImportSession {
 
   /** Checks a record's references and queues it. `where` names the record in errors. */
   async add(type: RecordType, record: unknown, where: string): Promise<void> {
-    if (this.pendingType !== type) await this.flush();
+    const key = recordKey(type, record);
+    if (this.pendingType !== type || this.pendingKeys.has(key)) await this.flush();
     this.pendingType = type;
     await this.check(type, record, where);
     this.pending.push(record);
+    this.pendingKeys.add(key);
     this.counts[type]++;
     if (this.pending.length >= BATCH) await this.flush();
   }
@@ -116,6 +131,8 @@ class ImportSession {
         if (u.timezone !== undefined && !isValidTimezone(u.timezone)) {
           throw new ImportError(`${where}: timezone: "${u.timezone}" is not an IANA timezone`);
         }
+        this.claimUnique(this.emails, where, 'email', u.email, 'user', u.id);
+        this.claimUnique(this.handles, where, 'handle', u.handle ?? null, 'user', u.id);
         this.users.set(u.id, u.timezone ?? 'UTC');
         return;
       }
@@ -178,9 +195,23 @@ class ImportSession {
         if (!isValidLocalDate(c.date)) throw new ImportError(`${where}: date: "${c.date}" is not a calendar date`);
         return;
       }
-      case 'apiKey':
-        this.requireUser(where, 'userId', (record as ApiKeyRecord).userId);
+      case 'apiKey': {
+        const k = record as ApiKeyRecord;
+        this.requireUser(where, 'userId', k.userId);
+        const hash = keyHashOf(k);
+        this.claimUnique(this.keyHashes, where, k.keyHash ? 'keyHash' : 'key', hash, 'API key', apiKeyId(k, hash));
         return;
+      }
+    }
+  }
+
+  private claimUnique(
+    owners: UniqueOwners, where: string, field: string, value: string | null, kind: string, id: string,
+  ): void {
+    const owner = owners.claim(value, id);
+    if (owner !== id) {
+      const shown = field === 'key' ? 'the same key' : `"${value}"`;
+      throw new ImportError(`${where}: ${field}: ${shown} already belongs to ${kind} "${owner}"`);
     }
   }
 
@@ -188,6 +219,7 @@ class ImportSession {
     const type = this.pendingType;
     const records = this.pending;
     this.pending = [];
+    this.pendingKeys.clear();
     if (!type || records.length === 0) return;
     switch (type) {
       case 'user':
@@ -430,10 +462,9 @@ class ImportSession {
 
   private async writeApiKeys(records: ApiKeyRecord[]): Promise<void> {
     const rows = records.map((k) => {
-      const keyHash = k.keyHash ?? hashApiKey(k.key!);
+      const keyHash = keyHashOf(k);
       return {
-        // Without an id the hash names the key, so importing the same file twice is a no-op.
-        id: k.id ?? `key_${keyHash.slice(0, 16)}`,
+        id: apiKeyId(k, keyHash),
         user_id: k.userId,
         name: k.name,
         key_hash: keyHash,
@@ -468,6 +499,45 @@ class ImportSession {
       this.now,
     );
   }
+}
+
+/**
+ * Who holds each value of a unique field (e-mail, handle, key hash). A record that takes a
+ * new value gives up its old one, as its upsert will in the database.
+ */
+class UniqueOwners {
+  private readonly ownerOf = new Map<string, string>();
+  private readonly valueOf = new Map<string, string>();
+
+  /** Gives `value` to `id` unless another id holds it; returns the holder. */
+  claim(value: string | null, id: string): string {
+    const owner = value === null ? undefined : this.ownerOf.get(value);
+    if (owner !== undefined && owner !== id) return owner;
+    const old = this.valueOf.get(id);
+    if (old !== undefined && old !== value) this.ownerOf.delete(old);
+    if (value === null) {
+      this.valueOf.delete(id);
+    } else {
+      this.ownerOf.set(value, id);
+      this.valueOf.set(id, value);
+    }
+    return id;
+  }
+}
+
+const keyHashOf = (k: ApiKeyRecord) => k.keyHash ?? hashApiKey(k.key!);
+
+// Without an id the hash names the key, so importing the same file twice is a no-op.
+const apiKeyId = (k: ApiKeyRecord, keyHash: string) => k.id ?? `key_${keyHash.slice(0, 16)}`;
+
+/** What identifies a record for its upsert. */
+function recordKey(type: RecordType, record: unknown): string {
+  if (type === 'dayComment') {
+    const c = record as DayCommentRecord;
+    return `${c.userId}\u0000${c.date}`;
+  }
+  if (type === 'apiKey') return apiKeyId(record as ApiKeyRecord, keyHashOf(record as ApiKeyRecord));
+  return (record as { id: string }).id;
 }
 
 function isNdjson(path: string): boolean {
