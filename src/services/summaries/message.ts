@@ -1,0 +1,59 @@
+/**
+ * `/message`: the stored summary of the period containing a date, rendered in the requested
+ * format (decisions §5). A lookup plus rendering; summaries are built by the generator.
+ */
+import type { Kysely } from 'kysely';
+import { ApiError } from '../../http/errors.ts';
+import { addDays, isValidLocalDate, localDateOf } from '../../lib/time.ts';
+import { displayNameOf, type UserRow } from '../../storage/accounts.ts';
+import type { Database } from '../../storage/schema.ts';
+import { findSummaryContent } from '../../storage/summaries.ts';
+import { LEVELS, type Level, periodOf } from './periods.ts';
+import { type DiscordEmbed, renderDiscord } from './render-discord.ts';
+import { renderHtml } from './render-html.ts';
+import { renderSlack, type SlackBlock } from './render-slack.ts';
+import { renderText } from './render-text.ts';
+import { firstNameOf, type Summary, subjectOf } from './summary.ts';
+
+export const FORMATS = ['html', 'text', 'slack', 'discord'] as const;
+export type Format = (typeof FORMATS)[number];
+
+export interface MessageParams {
+  date?: string | null;
+  level?: string | null;
+  format?: string | null;
+}
+
+export interface Message {
+  level: Level;
+  format: Format;
+  content: string | SlackBlock[] | DiscordEmbed;
+  metadata: { subject: string };
+}
+
+export const NO_SUMMARY = 'No summary exists for this date and level yet.';
+
+function choice<T extends string>(field: string, value: string, choices: readonly T[]): T {
+  if (!(choices as readonly string[]).includes(value)) {
+    throw new ApiError(400, `${field} must be one of ${choices.join(', ')} (got "${value}")`);
+  }
+  return value as T;
+}
+
+export function renderSummary(summary: Summary, format: Format, firstName: string): Message {
+  const subject = subjectOf(summary, firstName);
+  const render = { html: renderHtml, text: renderText, slack: renderSlack, discord: renderDiscord }[format];
+  return { level: summary.level, format, content: render(summary, subject), metadata: { subject } };
+}
+
+export async function readMessage(db: Kysely<Database>, user: UserRow, params: MessageParams, now: number): Promise<Message> {
+  const date = params.date ?? addDays(localDateOf(now, user.timezone), -1);
+  if (!isValidLocalDate(date)) throw new ApiError(400, `date must be a date in the form YYYY-MM-DD (got "${date}")`);
+  const level = choice('level', params.level ?? 'day', LEVELS);
+  const format = choice('format', params.format ?? 'html', FORMATS);
+
+  const period = periodOf(level, date, user.week_start);
+  const stored = await findSummaryContent(db, user.id, period.level, period.start);
+  if (stored === undefined) throw new ApiError(404, NO_SUMMARY);
+  return renderSummary(JSON.parse(stored) as Summary, format, firstNameOf(displayNameOf(user)));
+}
