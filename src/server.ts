@@ -2,6 +2,7 @@
 import type { Config } from './config.ts';
 import { buildApp, loggerOptions } from './http/app.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
+import { startSummaryScheduler } from './services/summaries/scheduler.ts';
 import { migrate, openStorage } from './storage/database.ts';
 
 export interface RunningServer {
@@ -19,12 +20,22 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   app.log.info({ database: storage.describe, redis: Boolean(config.redisUrl) }, `Daybook listening on ${url}`);
+  const summaries = startSummaryScheduler({
+    storage,
+    intervalSeconds: config.summaryIntervalSeconds,
+    now: Date.now,
+    onRun: (stats) => {
+      if (stats.built || stats.removed) app.log.info({ summaries: stats }, 'summaries generated');
+    },
+    onError: (err) => app.log.error({ err }, 'summary generation failed'),
+  });
 
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
       // Fastify stops accepting connections and waits for in-flight requests to finish.
       await app.close();
+      await summaries.stop();
       await rateLimiter.close();
       await storage.close();
     })();

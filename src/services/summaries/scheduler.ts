@@ -1,0 +1,41 @@
+/**
+ * Runs the summary generator inside `daybook serve`: once at start, then every interval.
+ * Runs never overlap; stopping waits for the run in progress.
+ */
+import type { Storage } from '../../storage/database.ts';
+import { type GenerateStats, generateSummaries } from './generate.ts';
+
+export interface SummaryScheduler {
+  stop(): Promise<void>;
+}
+
+export interface SchedulerOptions {
+  storage: Storage;
+  intervalSeconds: number;
+  now: () => number;
+  onRun?: (stats: GenerateStats) => void;
+  onError?: (err: unknown) => void;
+}
+
+export function startSummaryScheduler(options: SchedulerOptions): SummaryScheduler {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  const run = () => {
+    running = generateSummaries(options.storage, { now: options.now() })
+      .then((stats) => options.onRun?.(stats), (err) => options.onError?.(err))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(run, options.intervalSeconds * 1000);
+      });
+  };
+  if (options.intervalSeconds > 0) run();
+
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
