@@ -4,18 +4,9 @@
  * 2026-10-25) and Kolkata (+05:30), each bucketed in their own zone.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { type TestApp, call, createTestApp, fixturesDir, forEachDialect } from '../helper.ts';
-
-export const ZONES = join(fixturesDir, 'reports-three-zones.json');
-export const ZONE_KEYS = {
-  ny: 'dbk_zones_ny_0123456789abcdef0123',
-  berlin: 'dbk_zones_berlin_0123456789abcdef',
-  kolkata: 'dbk_zones_kolkata_0123456789abcde',
-  gone: 'dbk_zones_gone_0123456789abcdef01',
-  nyProfileOnly: 'dbk_zones_ny_profile_0123456789ab',
-} as const;
+import { type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
+import { ZONES, ZONE_KEYS } from './zones.ts';
 
 const ms = (iso: string) => Date.parse(iso);
 // New York local days 2026-03-07 00:00 EST up to 2026-03-15 00:00 EDT.
