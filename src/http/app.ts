@@ -19,6 +19,7 @@ import type { Config } from '../config.ts';
 import type { Storage } from '../storage/database.ts';
 import { registerAuth } from './auth.ts';
 import { ApiError } from './errors.ts';
+import { registerOpenApi } from './openapi.ts';
 import { describeValidationError } from './validation.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
@@ -119,6 +120,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   });
 
   registerAuth(app, deps);
+  // Before the routes, so that the OpenAPI document sees every one of them.
+  await registerOpenApi(app);
 
   for (const file of (await readdir(routesDir)).filter((f) => f.endsWith('.ts')).sort()) {
     const module = (await import(pathToFileURL(join(routesDir, file)).href)) as { default: RouteModule };
