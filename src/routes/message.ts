@@ -31,9 +31,9 @@ const MessageResponse = Type.Object({
 const responses = { 200: MessageResponse, ...errorResponses(404) };
 
 const messageRoutes: RouteModule = (app, deps) => {
-  const answer = async (user: UserRow, params: MessageParams | undefined) => ({
+  const answer = async (user: UserRow, params: MessageParams) => ({
     success: true as const,
-    ...(await readMessage(deps.storage.db, user, params ?? {}, deps.now())),
+    ...(await readMessage(deps.storage.db, user, params, deps.now())),
   });
 
   app.get(
@@ -49,6 +49,10 @@ const messageRoutes: RouteModule = (app, deps) => {
     {
       config: { scope: 'summaries:read' },
       schema: { summary: 'A formatted summary (parameters in the JSON body)', tags: ['summaries'], body: MessageParamsSchema, response: responses },
+      // No body at all means the defaults, like `{}`.
+      preValidation: async (request) => {
+        if (request.body === undefined) request.body = {};
+      },
     },
     (request) => answer(request.auth.user, request.body),
   );
