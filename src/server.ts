@@ -1,5 +1,6 @@
 /** `daybook serve`: migrate, listen, and shut down gracefully on SIGTERM/SIGINT. */
 import type { Config } from './config.ts';
+import { firstRunBanner, seedDemoOnFirstRun } from './first-run.ts';
 import { buildApp, loggerOptions } from './http/app.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { startSummaryScheduler } from './services/summaries/scheduler.ts';
@@ -13,6 +14,7 @@ export interface RunningServer {
 export async function startServer(config: Config): Promise<RunningServer> {
   const storage = openStorage(config.databaseUrl);
   await migrate(storage);
+  const firstRun = await seedDemoOnFirstRun(storage, { env: process.env, now: Date.now(), log: console.log });
   const rateLimiter = createRateLimiter(config.redisUrl);
   const app = await buildApp({ storage, config, rateLimiter, now: Date.now }, { logger: loggerOptions(config.logLevel) });
   await app.listen({ port: config.port, host: config.host });
@@ -20,6 +22,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   app.log.info({ database: storage.describe, redis: Boolean(config.redisUrl) }, `Daybook listening on ${url}`);
+  if (firstRun) console.log(firstRunBanner(url, firstRun));
   const summaries = startSummaryScheduler({
     storage,
     intervalSeconds: config.summaryIntervalSeconds,

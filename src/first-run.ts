@@ -1,0 +1,84 @@
+/**
+ * The first start of `daybook serve` on an empty database creates a small demo workspace, so
+ * that the README's start command ends with something to try: a key and three curl commands.
+ * It happens once per database (recorded in daybook_meta), never with NODE_ENV=production or
+ * DAYBOOK_DEMO=off, and never on a database that already holds users.
+ */
+import { randomBytes } from 'node:crypto';
+import { importDemo } from './demo/import-demo.ts';
+import type { DemoKey } from './demo/workspace.ts';
+import type { Storage } from './storage/database.ts';
+import { claimFirstRun, hasUsers, recordFirstRun, releaseFirstRun } from './storage/first-run.ts';
+
+export const FIRST_RUN_DEMO = { users: 5, days: 30, seed: '1' } as const;
+
+export interface FirstRunDemo {
+  /** The first person's key with every scope. */
+  key: DemoKey;
+  users: number;
+  days: number;
+  activities: number;
+  summaries: number;
+}
+
+export interface FirstRunOptions {
+  env: NodeJS.ProcessEnv;
+  now: number;
+  log?: (message: string) => void;
+}
+
+export function demoAllowed(env: NodeJS.ProcessEnv): boolean {
+  return env.NODE_ENV !== 'production' && env.DAYBOOK_DEMO !== 'off';
+}
+
+/** Seeds the demo when this is the database's first start; null otherwise. */
+export async function seedDemoOnFirstRun(storage: Storage, options: FirstRunOptions): Promise<FirstRunDemo | null> {
+  if (!demoAllowed(options.env)) return null;
+  if (!(await claimFirstRun(storage.db, options.now))) return null;
+  try {
+    if (await hasUsers(storage.db)) {
+      await recordFirstRun(storage.db, options.now, 'the database already had data; no demo');
+      return null;
+    }
+    options.log?.(`daybook: first start on an empty database, creating a demo workspace (${FIRST_RUN_DEMO.users} people, ${FIRST_RUN_DEMO.days} days)…`);
+    // The data follows the usual seed; the keys get a random salt, so they cannot be derived.
+    const demo = await importDemo(storage, { ...FIRST_RUN_DEMO, now: options.now, keySalt: randomBytes(32).toString('hex') });
+    await recordFirstRun(storage.db, options.now, 'demo workspace created');
+    const key = demo.keys.find((k) => !k.revoked && k.name.includes('all scopes')) ?? demo.keys[0]!;
+    return {
+      key,
+      users: demo.counts.user,
+      days: FIRST_RUN_DEMO.days,
+      activities: demo.counts.activity,
+      summaries: demo.summaries,
+    };
+  } catch (err) {
+    await releaseFirstRun(storage.db);
+    throw err;
+  }
+}
+
+/** What the terminal shows after the first start: where, which key, and what to paste. */
+export function firstRunBanner(url: string, demo: FirstRunDemo): string {
+  const header = `-H 'x-api-key: ${demo.key.key}'`;
+  return [
+    '',
+    `Daybook is running at ${url}`,
+    '',
+    `This was the first start on an empty database, so it now holds a demo workspace:`,
+    `${demo.users} people, ${demo.days} days, ${demo.activities} activities, ${demo.summaries} summaries.`,
+    `Demo API key of ${demo.key.userName} (all scopes):`,
+    '',
+    `  ${demo.key.key}`,
+    '',
+    'Try it:',
+    '',
+    `  curl -s ${url}/user ${header}`,
+    `  curl -s -X POST ${url}/report ${header} -H 'content-type: application/json' -d '{}'`,
+    `  curl -s ${url}/projects ${header}`,
+    '',
+    `API reference: ${url}/docs (paste the key under "Authorize")`,
+    'The demo is created only once. To start with an empty database instead, set DAYBOOK_DEMO=off.',
+    '',
+  ].join('\n');
+}
