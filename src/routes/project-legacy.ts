@@ -13,7 +13,7 @@ const legacyProjectRoutes: RouteModule = (app, deps) => {
       schema: {
         summary: 'Deprecated operation-based project endpoint',
         description:
-          'Kept for existing integrations; use /projects. `operation` is list (default), create, update, archive or delete (refused).',
+          'Kept for existing integrations; use /projects. `operation`: `list` (also an empty body; `archived: true` includes archived projects) answers `{success, projects}` with the same objects as /projects; `create` (`name` required, else 400 `name is required`) and `update` (`id` required; null or "" clears a string field) answer `{success, message, projectId}`; `archive` (`archived` defaults to true, false unarchives) answers `{success, message}`; `delete` is refused with 403 `Deleting projects is not available through the API.` Colors are limited to 100 characters before the color check. Every success is status 200.',
         tags: ['projects'],
         deprecated: true,
         body: LegacyProjectBody,

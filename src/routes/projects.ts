@@ -26,7 +26,8 @@ const projectRoutes: RouteModule = (app, deps) => {
       config: { scope: 'projects:read', plan: 'core' },
       schema: {
         summary: 'List projects',
-        description: 'Active projects the key owner can see, newest first; `includeArchived=true` adds archived ones.',
+        description:
+          "Projects the key owner can see: its own personal projects and every project of a team in which it has an active membership. Active projects only unless `includeArchived=true`; sorted descending by `sort` (default `createdAt`), null values last, ties by id. `usedAt` is the start of the project's most recent activity.",
         tags: ['projects'],
         querystring: ProjectListQuery,
         response: { 200: ProjectListResponse, ...errorResponses() },
@@ -44,6 +45,7 @@ const projectRoutes: RouteModule = (app, deps) => {
       config: { scope: 'projects:read', plan: 'core' },
       schema: {
         summary: 'Read one project',
+        description: 'Any id outside the caller\'s visibility, existing or not, is 404 `Project not found`.',
         tags: ['projects'],
         params: ProjectIdParams,
         response: { 200: ProjectResponse, ...errorResponses(404) },
@@ -59,6 +61,8 @@ const projectRoutes: RouteModule = (app, deps) => {
       preValidation: emptyBodyAsObject,
       schema: {
         summary: 'Create a project',
+        description:
+          'All fields optional; an empty body creates a personal project named `New Project <YYYY-MM-DD>` (the caller\'s local date). Errors: `Invalid color value`; `Team not found: "<value>"`; `Portfolio not found: "<value>"`; a portfolio of another scope; `contributorIds must be null or an array of user ids, handles, or email addresses`; `No user matches "<entry>"; use a user id, handle, or email address`; `Contributor <userId> is not an active member of the team`; `Contributors can only be set on team projects`.',
         tags: ['projects'],
         body: ProjectCreateBody,
         response: { 201: ProjectResponse, ...errorResponses() },
@@ -77,7 +81,8 @@ const projectRoutes: RouteModule = (app, deps) => {
       preValidation: emptyBodyAsObject,
       schema: {
         summary: 'Update or archive a project',
-        description: 'Omitted fields stay unchanged; `team`/`portfolio` clear with null or "". An empty body returns the project.',
+        description:
+          'Omitted fields stay unchanged; `team` and `portfolio` clear with null or ""; `contributorIds` replaces the list (null = whole team, [] = nobody); `archived` true/false archives/unarchives; `confidential` is refused (`confidential cannot be changed through the API`). Changing the team without `contributorIds`, or moving to personal scope, resets `contributorIds` to null. A body that changes nothing returns the project as it is.',
         tags: ['projects'],
         params: ProjectIdParams,
         body: ProjectUpdateBody,
@@ -96,7 +101,7 @@ const projectRoutes: RouteModule = (app, deps) => {
       config: { scope: 'projects:write', plan: 'core' },
       schema: {
         summary: 'Delete a project (always refused)',
-        description: 'Always 403; archive the project instead.',
+        description: 'Needs `projects:write`, then always 403 `Deleting projects is not available through the API.`, whether or not the id exists. Archive the project instead.',
         tags: ['projects'],
         params: ProjectIdParams,
         response: errorResponses(),
