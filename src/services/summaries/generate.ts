@@ -44,6 +44,11 @@ export interface GenerateStats {
 
 const keyOf = (level: string, start: string) => `${level}:${start}`;
 
+/** The database claim under which one summary is built. */
+export function summaryClaimKey(userId: string, period: Pick<Period, 'level' | 'start'>): string {
+  return `summary:${userId}:${period.level}:${period.start}`;
+}
+
 interface UserPlan {
   due: Period[];
   current: number;
@@ -88,7 +93,7 @@ async function planUser(storage: Storage, user: UserRow, lastDay: string): Promi
 type BuildOutcome = 'built' | 'current' | 'removed' | 'claimed-elsewhere';
 
 async function buildSummary(storage: Storage, user: UserRow, period: Period, builtAt: number): Promise<BuildOutcome> {
-  const claim = await withBuildClaim(storage, `summary:${user.id}:${period.level}:${period.start}`, async (trx) => {
+  const claim = await withBuildClaim(storage, summaryClaimKey(user.id, period), async (trx) => {
     // Another process may have finished this summary since the plan was made.
     const stamp = await findSummaryStamp(trx, user.id, period.level, period.start);
     if (stamp) {
