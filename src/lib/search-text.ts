@@ -1,0 +1,91 @@
+/**
+ * What a word is for search, and when two spellings are the same word. The search index and
+ * the ranking both follow these rules (the PostgreSQL index functions are generated from them,
+ * SQLite's tokenizer is configured to the same Unicode categories), so the database and the
+ * ranking agree on what matched.
+ */
+
+/**
+ * Word characters: everything but punctuation, symbols, spaces, controls and format characters
+ * (Unicode general categories P, S, Z, Cc, Cf). Letters, digits and marks make words, so
+ * "rate-limiter" is two words and "café" one.
+ */
+const WORD = /[^\p{P}\p{S}\p{Z}\p{Cc}\p{Cf}]+/gu;
+const SEPARATOR = /[\p{P}\p{S}\p{Z}\p{Cc}\p{Cf}]/u;
+
+/** The combining marks that NFD splits off accented letters; removing them makes "café" "cafe". */
+const DIACRITIC_RANGES: [number, number][] = [
+  [0x0300, 0x036f],
+  [0x1ab0, 0x1aff],
+  [0x1dc0, 0x1dff],
+  [0x20d0, 0x20ff],
+  [0xfe20, 0xfe2f],
+];
+const DIACRITICS = new RegExp(`[${DIACRITIC_RANGES.map(([a, b]) => `\\u{${hex(a)}}-\\u{${hex(b)}}`).join('')}]`, 'gu');
+
+/**
+ * Longer words are indexed by their first characters only; a query word (at most 100
+ * characters) still finds them as a prefix. Keeps PostgreSQL lexemes under their size limit.
+ */
+export const INDEXED_WORD_LENGTH = 400;
+
+/** A word of a text: where it stands and its folded form. */
+export interface Word {
+  /** UTF-16 offsets in the text. */
+  start: number;
+  end: number;
+  folded: string;
+}
+
+/** Case- and diacritic-insensitive form of a word. */
+export function foldWord(word: string): string {
+  // Final sigma is a lowercase form of the same letter.
+  return word.normalize('NFD').replace(DIACRITICS, '').normalize('NFC').toLowerCase().replace(/ς/g, 'σ');
+}
+
+/** The words of `text` in order; characters that fold to nothing make no word. */
+export function wordsOf(text: string): Word[] {
+  const words: Word[] = [];
+  for (const match of text.matchAll(WORD)) {
+    const folded = foldWord(match[0]);
+    if (folded !== '') words.push({ start: match.index, end: match.index + match[0].length, folded });
+  }
+  return words;
+}
+
+export function isSeparator(char: string): boolean {
+  return SEPARATOR.test(char);
+}
+
+function hex(code: number): string {
+  return code.toString(16).padStart(4, '0');
+}
+
+/** A code point as a PostgreSQL regular-expression escape. */
+function pgEscape(code: number): string {
+  return code > 0xffff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${hex(code)}`;
+}
+
+/** A PostgreSQL bracket expression of the given code point ranges. */
+function pgBracket(ranges: [number, number][]): string {
+  return `[${ranges.map(([a, b]) => (a === b ? pgEscape(a) : `${pgEscape(a)}-${pgEscape(b)}`)).join('')}]`;
+}
+
+/** The separator characters as one PostgreSQL bracket expression (NUL cannot occur in text). */
+export function postgresSeparatorClass(): string {
+  const ranges: [number, number][] = [];
+  let from = -1;
+  for (let code = 1; code <= 0x110000; code++) {
+    const separator = code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) && SEPARATOR.test(String.fromCodePoint(code));
+    if (separator && from < 0) from = code;
+    if (!separator && from >= 0) {
+      ranges.push([from, code - 1]);
+      from = -1;
+    }
+  }
+  return pgBracket(ranges);
+}
+
+export function postgresDiacriticClass(): string {
+  return pgBracket(DIACRITIC_RANGES);
+}

@@ -1,0 +1,98 @@
+/**
+ * POST /search: the caller's own tasks and activities of the last `days` × 24 hours that match
+ * the query, ranked, with snippets and the summary sentence (decisions §6).
+ */
+import type { Storage } from '../storage/database.ts';
+import { type SearchSource, categoriesById, findSearchCandidates, taskMinutes } from '../storage/search.ts';
+import { indexWordsOf, parseSearchRequest, parseTerms } from './search-query.ts';
+import { type RankedDocument, rankDocuments } from './search-ranking.ts';
+import { bestField, buildSnippet } from './search-snippet.ts';
+
+const DAY_MS = 86_400_000;
+
+export interface SearchResultMetadata {
+  minutes?: number;
+  projectId?: string | null;
+  visible?: boolean;
+  taskId?: string | null;
+  categoryName?: string | null;
+  categoryEmoji?: string | null;
+}
+
+export interface SearchResult {
+  source: SearchSource;
+  id: string;
+  timestamp: string;
+  title: string;
+  snippet: string;
+  matchedFields: string[];
+  metadata: SearchResultMetadata;
+}
+
+export interface SearchResponse {
+  success: true;
+  query: string;
+  context: string | null;
+  days: number;
+  sources: SearchSource[];
+  totalMatches: number;
+  results: SearchResult[];
+  message: string;
+}
+
+/** `Found 3 matches for "x" in the last 7 days.` / `No matches for "x" in the last 1 day.` */
+export function describeMatches(total: number, query: string, days: number): string {
+  const window = `in the last ${days} ${days === 1 ? 'day' : 'days'}.`;
+  if (total === 0) return `No matches for "${query}" ${window}`;
+  return `Found ${total} ${total === 1 ? 'match' : 'matches'} for "${query}" ${window}`;
+}
+
+async function presentResults(storage: Storage, page: RankedDocument[]): Promise<SearchResult[]> {
+  const docs = page.map((r) => r.document);
+  const minutes = await taskMinutes(
+    storage.db,
+    docs.filter((d) => d.source === 'tasks').map((d) => d.id),
+  );
+  const categories = await categoriesById(storage.db, [
+    ...new Set(docs.flatMap((d) => (d.source === 'activity' && d.categoryId ? [d.categoryId] : []))),
+  ]);
+  return page.map(({ document: d, fields, matchedFields }) => {
+    const category = d.categoryId ? categories.get(d.categoryId) : undefined;
+    return {
+      source: d.source,
+      id: d.id,
+      timestamp: new Date(d.at).toISOString(),
+      title: d.title,
+      snippet: buildSnippet(bestField(fields)),
+      matchedFields,
+      metadata:
+        d.source === 'tasks'
+          ? { minutes: minutes.get(d.id) ?? 0, projectId: d.projectId ?? null, visible: d.visible ?? true }
+          : { taskId: d.taskId ?? null, categoryName: category?.name ?? null, categoryEmoji: category?.emoji ?? null },
+    };
+  });
+}
+
+export async function searchHistory(storage: Storage, userId: string, body: unknown, now: number): Promise<SearchResponse> {
+  const request = parseSearchRequest(body);
+  const terms = parseTerms(request.query);
+  const context = request.context === null ? [] : parseTerms(request.context);
+  const candidates = await findSearchCandidates(storage, {
+    userId,
+    from: now - request.days * DAY_MS,
+    to: now,
+    sources: request.sources,
+    words: indexWordsOf(terms),
+  });
+  const ranked = rankDocuments(candidates, terms, context);
+  return {
+    success: true,
+    query: request.query,
+    context: request.context,
+    days: request.days,
+    sources: request.sources,
+    totalMatches: ranked.length,
+    results: await presentResults(storage, ranked.slice(0, request.limit)),
+    message: describeMatches(ranked.length, request.query, request.days),
+  };
+}
