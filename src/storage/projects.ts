@@ -35,9 +35,19 @@ function visibleTo(userId: string) {
     ]);
 }
 
-/** Ids of every project, archived or not, that the user may see and change. */
-export async function visibleProjectIds(db: Kysely<Database>, userId: string): Promise<Set<string>> {
-  const rows = await db.selectFrom('projects').select('projects.id').where(visibleTo(userId)).execute();
+/**
+ * Ids of the projects, archived or not, that the user may see and change; with `among`, only
+ * those of the given ids (to validate ids a caller names).
+ */
+export async function visibleProjectIds(
+  db: Kysely<Database>,
+  userId: string,
+  among?: readonly string[],
+): Promise<Set<string>> {
+  if (among && among.length === 0) return new Set();
+  let query = db.selectFrom('projects').select('projects.id').where(visibleTo(userId));
+  if (among) query = query.where('projects.id', 'in', among);
+  const rows = await query.execute();
   return new Set(rows.map((r) => r.id));
 }
 

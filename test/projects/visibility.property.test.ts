@@ -157,6 +157,9 @@ forEachDialect('project visibility (property)', (dialect) => {
     assert.deepEqual(legacy.json.projects, all.json.projects, 'deprecated list');
     const stored = await visibleProjectIds(t.storage.db, model.userId(user));
     assert.deepEqual([...stored].sort(), model.visibleIds(user, true), 'visibleProjectIds');
+    const named = [...model.projects.keys(), model.projects.length].map(model.projectId);
+    const among = await visibleProjectIds(t.storage.db, model.userId(user), named);
+    assert.deepEqual([...among].sort(), model.visibleIds(user, true), 'visibleProjectIds among named ids');
     const viewer = await loadViewer(t.storage.db, model.userId(user));
     for (let p = 0; p < model.projects.length; p++) {
       const project = model.projects[p]!;
