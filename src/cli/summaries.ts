@@ -5,6 +5,8 @@ import { generateSummaries } from '../services/summaries/generate.ts';
 import { findUser } from '../storage/accounts.ts';
 import { UsageError, withStorage } from './context.ts';
 
+const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
 export function register(program: Command): void {
   const summaries = program.command('summaries').description('day, week, month, quarter and year summaries');
 
@@ -38,7 +40,7 @@ export function register(program: Command): void {
           bar?.stop();
           const seconds = ((Date.now() - started) / 1000).toFixed(1);
           console.log(
-            `built ${stats.built} summaries for ${stats.users} users in ${seconds} s ` +
+            `built ${count(stats.built, 'summary', 'summaries')} for ${count(stats.users, 'user', 'users')} in ${seconds} s ` +
               `(${stats.current} already current, ${stats.removed} removed, ${stats.claimedElsewhere} built by another process)`,
           );
         } catch (err) {
