@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { loadConfig } from '../../src/config.ts';
 import { importDataset } from '../../src/dataset/import.ts';
 import { startServer } from '../../src/server.ts';
-import { type GenerateStats } from '../../src/services/summaries/generate.ts';
+import type { GenerateStats } from '../../src/services/summaries/generate.ts';
 import { startSummaryScheduler } from '../../src/services/summaries/scheduler.ts';
 import { migrate, openStorage } from '../../src/storage/database.ts';
 import { type TestApp, createTestApp, forEachDialect } from '../helper.ts';
