@@ -130,7 +130,7 @@ function buildPeople(options: DemoOptions): { users: UserRecord[]; people: Perso
 export function buildWorkspace(options: DemoOptions): DemoWorkspace {
   const random = createRandom(`${options.seed}:workspace`);
   const { users, people } = buildPeople(options);
-  const earliest = people.reduce((min, p) => (p.firstDay < min ? p.firstDay : min), people[0]?.firstDay ?? '');
+  const earliest = people.map((p) => p.firstDay).sort()[0] ?? '';
   const createdAt = (daysBefore: number) => iso(startOfLocalDay(addDays(earliest, -daysBefore), 'UTC'));
   let colorIndex = random.int(0, COLORS.length - 1);
   const nextColor = () => COLORS[colorIndex++ % COLORS.length]!;

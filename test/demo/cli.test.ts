@@ -1,0 +1,77 @@
+/** `daybook demo`: the command line around the generator. */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { DIALECTS, createTestDatabase, forEachDialect, type TestDatabase } from '../helper.ts';
+
+const run = promisify(execFile);
+const daybook = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'daybook');
+const NOW = '2026-11-22T12:00:00Z';
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  return run('bash', [daybook, ...args], { env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
+}
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'daybook-demo-cli-'));
+});
+after(() => rm(dir, { recursive: true, force: true }));
+
+test('--out writes the same file twice for the same seed, and prints the keys in it', async () => {
+  const first = join(dir, 'first.ndjson');
+  const second = join(dir, 'second.ndjson');
+  const { stdout } = await cli(['demo', '--users', '3', '--days', '10', '--seed', 'abc', '--now', NOW, '--out', first]);
+  await cli(['demo', '--users', '3', '--days', '10', '--seed', 'abc', '--now', NOW, '--out', second]);
+  const text = await readFile(first, 'utf8');
+  assert.equal(text, await readFile(second, 'utf8'));
+  const keys = text.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((r) => r.type === 'apiKey');
+  for (const key of keys) assert.ok(stdout.includes(key.key), `${key.key} is printed`);
+  assert.match(stdout, /activity: \d+/);
+});
+
+test('--out with a .json name writes a JSON document; "-" streams NDJSON to standard output', async () => {
+  const file = join(dir, 'demo.json');
+  await cli(['demo', '--users', '2', '--days', '3', '--now', NOW, '--out', file]);
+  const doc = JSON.parse(await readFile(file, 'utf8'));
+  assert.equal(doc.version, 1);
+  assert.equal(doc.users.length, 2);
+  const { stdout, stderr } = await cli(['demo', '--users', '2', '--days', '3', '--now', NOW, '--out', '-']);
+  const lines = stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+  assert.equal(lines.filter((l) => l.type === 'user').length, 2);
+  assert.deepEqual(lines.filter((l) => l.type === 'activity').length, doc.activities.length);
+  assert.match(stderr, /dbk_demo_/);
+});
+
+test('bad numbers are a usage error (exit 2)', async () => {
+  await assert.rejects(cli(['demo', '--users', '0', '--out', join(dir, 'x.ndjson')]), (err: { code: number; stderr: string }) => {
+    assert.equal(err.code, 2);
+    assert.match(err.stderr, /--users must be a whole number from 1 to 1000/);
+    return true;
+  });
+  await assert.rejects(cli(['demo', '--now', 'yesterday', '--out', join(dir, 'x.ndjson')]), /--now must be an ISO 8601 instant/);
+});
+
+forEachDialect('daybook demo without --out', (dialect) => {
+  let db: TestDatabase;
+  const url = () => (dialect === 'sqlite' ? `sqlite:${join(dir, `imported-${DIALECTS.indexOf(dialect)}.db`)}` : db.url);
+  before(async () => {
+    db = await createTestDatabase(dialect);
+  });
+  after(() => db.drop());
+
+  test('imports into the configured database and prints keys that are stored there', async () => {
+    const { stdout } = await cli(['demo', '--users', '2', '--days', '5', '--now', NOW], { DAYBOOK_DATABASE_URL: url() });
+    assert.match(stdout, /imported the demo workspace \(user: 2, .*activity: \d+/);
+    assert.match(stdout, /built \d+ summaries/);
+    const printed = [...stdout.matchAll(/dbk_demo_[0-9a-f]+/g)].map((m) => m[0]);
+    assert.ok(printed.length >= 3);
+    const { stdout: list } = await cli(['keys', 'list'], { DAYBOOK_DATABASE_URL: url() });
+    assert.equal(list.trim().split('\n').length, printed.length);
+  });
+});
