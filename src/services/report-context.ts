@@ -7,6 +7,7 @@ import { displayNameOf } from '../storage/accounts.ts';
 import type { ReportUser } from '../storage/reports.ts';
 import type { ReportLabels } from './report-labels.ts';
 import type { ReportRequest } from './report-request.ts';
+import type { ReportRow } from './report-rows.ts';
 import { compareText } from './report-tally.ts';
 
 export interface ReportContext {
@@ -18,14 +19,9 @@ export interface ReportContext {
   team: boolean;
 }
 
-export interface ReportRow {
-  id: string;
-  [field: string]: unknown;
-}
-
 /** A row with the instant or local date it is sorted by under `sort: asc|desc`. */
-export interface TimedRow {
-  row: ReportRow;
+export interface TimedRow<R extends ReportRow = ReportRow> {
+  row: R;
   time: number | string;
 }
 

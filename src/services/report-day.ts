@@ -4,10 +4,11 @@ import type { MinuteGroup } from '../storage/aggregates.ts';
 import type { DayComment } from '../storage/reports.ts';
 import { type ReportContext, type TimedRow, ownerFields, personalId } from './report-context.ts';
 import { TimeBucket, percentOfTarget } from './report-tally.ts';
+import type { DayRow } from './report-rows.ts';
 
 const dayKey = (userId: string, date: string) => `${userId}\u0000${date}`;
 
-export function buildDayRows(context: ReportContext, groups: MinuteGroup[], comments: DayComment[]): TimedRow[] {
+export function buildDayRows(context: ReportContext, groups: MinuteGroup[], comments: DayComment[]): TimedRow<DayRow>[] {
   const { request, labels, people } = context;
   const days = new Map<string, { userId: string; date: string; bucket: TimeBucket }>();
   const dayOf = (userId: string, date: string) => {
@@ -33,7 +34,7 @@ export function buildDayRows(context: ReportContext, groups: MinuteGroup[], comm
     }
   }
 
-  const rows: TimedRow[] = [];
+  const rows: TimedRow<DayRow>[] = [];
   for (const { userId, date, bucket } of days.values()) {
     const person = people.get(userId);
     if (!person) continue;

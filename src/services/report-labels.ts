@@ -5,6 +5,7 @@
  * `Hidden task`, and the ids of masked things are null. The caller's own rows are never masked.
  */
 import type { NamedCategory, NamedProject, NamedTask } from '../storage/aggregates.ts';
+import { type Viewer, canSeeProject } from './project-access.ts';
 
 export const MASKED_PROJECT = 'Other';
 export const HIDDEN_TASK = 'Hidden task';
@@ -37,25 +38,20 @@ export interface NameLookup {
 const maskedProject: Label = { key: `masked:${MASKED_PROJECT}`, name: MASKED_PROJECT, id: null };
 
 export class ReportLabels {
+  private readonly caller: Viewer;
   private readonly callerId: string;
-  private readonly callerTeamIds: Set<string>;
   private readonly names: NameLookup;
 
-  constructor(callerId: string, callerTeamIds: Iterable<string>, names: NameLookup) {
-    this.callerId = callerId;
-    this.callerTeamIds = new Set(callerTeamIds);
+  constructor(caller: Viewer, names: NameLookup) {
+    this.caller = caller;
+    this.callerId = caller.userId;
     this.names = names;
-  }
-
-  /** Decisions §3.1: personal projects the caller created, projects of its active teams. */
-  private callerSees(project: NamedProject): boolean {
-    return project.teamId === null ? project.createdBy === this.callerId : this.callerTeamIds.has(project.teamId);
   }
 
   project(ownerId: string, projectId: string | null): Label | null {
     if (projectId === null) return null;
     const project = this.names.projects.get(projectId);
-    if (ownerId !== this.callerId && (!project || project.private || !this.callerSees(project))) return maskedProject;
+    if (ownerId !== this.callerId && (!project || project.private || !canSeeProject(project, this.caller))) return maskedProject;
     if (!project) return null;
     return { key: `id:${project.id}`, name: project.name, id: project.id };
   }

@@ -7,6 +7,7 @@ import type { MinuteGroup } from '../storage/aggregates.ts';
 import { type ReportContext, type TimedRow, ownerFields } from './report-context.ts';
 import type { Label, TaskLabel } from './report-labels.ts';
 import { Tally, cleanMinutes } from './report-tally.ts';
+import type { TaskRow } from './report-rows.ts';
 
 interface TaskEntry {
   id: string;
@@ -18,7 +19,7 @@ interface TaskEntry {
   categories: Tally;
 }
 
-export function buildTaskRows(context: ReportContext, groups: MinuteGroup[]): TimedRow[] {
+export function buildTaskRows(context: ReportContext, groups: MinuteGroup[]): TimedRow<TaskRow>[] {
   const { request, labels } = context;
   const entries = new Map<string, TaskEntry>();
   for (const group of groups) {
@@ -36,7 +37,7 @@ export function buildTaskRows(context: ReportContext, groups: MinuteGroup[]): Ti
     entry.categories.add(labels.category(group.categoryId), group.minutes);
   }
 
-  const rows: TimedRow[] = [];
+  const rows: TimedRow<TaskRow>[] = [];
   for (const entry of entries.values()) {
     rows.push({
       time: entry.task.date,

@@ -6,10 +6,11 @@ import { addDays, startOfLocalDay, weekStartOf } from '../lib/time.ts';
 import type { MinuteGroup } from '../storage/aggregates.ts';
 import { type ReportContext, type TimedRow, ownerFields, personalId } from './report-context.ts';
 import { TimeBucket, percentOfTarget } from './report-tally.ts';
+import type { WeekRow } from './report-rows.ts';
 
 const WORKDAYS_PER_WEEK = 5;
 
-export function buildWeekRows(context: ReportContext, groups: MinuteGroup[]): TimedRow[] {
+export function buildWeekRows(context: ReportContext, groups: MinuteGroup[]): TimedRow<WeekRow>[] {
   const { request, labels, people } = context;
   const weeks = new Map<string, { userId: string; start: string; bucket: TimeBucket }>();
   // Whether a week fits depends only on its person and first day; remember the answer.
@@ -35,7 +36,7 @@ export function buildWeekRows(context: ReportContext, groups: MinuteGroup[]): Ti
     week.bucket.add(group, labels);
   }
 
-  const rows: TimedRow[] = [];
+  const rows: TimedRow<WeekRow>[] = [];
   for (const { userId, start, bucket } of weeks.values()) {
     const person = people.get(userId);
     if (!person) continue;

@@ -5,17 +5,16 @@
 import type { Kysely } from 'kysely';
 import { ApiError } from '../http/errors.ts';
 import { localDateOf } from '../lib/time.ts';
-import { activeTeamIds } from '../storage/accounts.ts';
 import { type MinuteGroup, lookupNames, sumMinutes } from '../storage/aggregates.ts';
-import {
-  type ReportUser, activeMembersOf, activityDetails, dayCommentsBetween, visibleProjectIds,
-} from '../storage/reports.ts';
+import { type ReportUser, activeMembersOf, activityDetails, dayCommentsBetween } from '../storage/reports.ts';
 import type { Database } from '../storage/schema.ts';
 import { buildActivityRows } from './report-activity.ts';
-import { type ReportContext, type ReportRow, sortRows } from './report-context.ts';
+import { type ReportContext, sortRows } from './report-context.ts';
 import { buildDayRows } from './report-day.ts';
+import { type Viewer, loadViewer, visibleProjectIds } from './project-access.ts';
 import { type NameLookup, ReportLabels } from './report-labels.ts';
 import { type ReportBody, type ReportRequest, parseReportRequest } from './report-request.ts';
+import type { ReportRow } from './report-rows.ts';
 import { buildTaskRows } from './report-task.ts';
 import { buildWeekRows } from './report-week.ts';
 
@@ -31,8 +30,8 @@ export async function buildReport(
   now: number,
 ): Promise<Report> {
   const request = parseReportRequest(body, now);
-  const callerTeamIds = await activeTeamIds(db, caller.id);
-  await checkNamedIds(db, caller.id, callerTeamIds, request);
+  const viewer = await loadViewer(db, caller.id);
+  await checkNamedIds(db, viewer, request);
 
   let rows: ReportRow[];
   if (request.level === 'activity') {
@@ -47,7 +46,7 @@ export async function buildReport(
     });
     const context: ReportContext = {
       request,
-      labels: new ReportLabels(caller.id, callerTeamIds, await namesOf(db, groups)),
+      labels: new ReportLabels(viewer, await namesOf(db, groups)),
       people: new Map(people.map((p) => [p.id, p])),
       team: request.teamIds !== null,
     };
@@ -63,19 +62,13 @@ export async function buildReport(
 }
 
 /** decisions §4.7 and §4.8: every named project visible to the caller, every team its own. */
-async function checkNamedIds(
-  db: Kysely<Database>,
-  callerId: string,
-  callerTeamIds: string[],
-  request: ReportRequest,
-): Promise<void> {
+async function checkNamedIds(db: Kysely<Database>, viewer: Viewer, request: ReportRequest): Promise<void> {
   if (request.teamIds) {
-    const mine = new Set(callerTeamIds);
-    const unknown = request.teamIds.find((id) => !mine.has(id));
+    const unknown = request.teamIds.find((id) => !viewer.activeTeamIds.has(id));
     if (unknown !== undefined) throw new ApiError(400, `Unknown team id: "${unknown}"`);
   }
   if (request.projectIds) {
-    const visible = await visibleProjectIds(db, callerId, request.projectIds);
+    const visible = await visibleProjectIds(db, viewer.userId, request.projectIds);
     const unknown = request.projectIds.find((id) => !visible.has(id));
     if (unknown !== undefined) throw new ApiError(400, `Unknown project id: "${unknown}"`);
   }

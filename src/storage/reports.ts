@@ -1,6 +1,6 @@
 /**
  * Queries behind POST /report that the shared aggregation (aggregates.ts) does not cover:
- * who the report is about, which ids the caller may name, day comments and single activities.
+ * who the report is about, day comments and single activities.
  * Every activity query is bounded by user and start, so it runs on the (user_id, start) index
  * and never reads other users' rows.
  */
@@ -14,30 +14,6 @@ export type ReportUser = Pick<
 >;
 
 const USER_FIELDS = ['id', 'email', 'name', 'display_name', 'timezone', 'week_start', 'daily_target_minutes'] as const;
-
-/**
- * Those of `ids` the user can see (decisions §3.1): personal projects it created and projects
- * of teams in which it has an active membership.
- */
-export async function visibleProjectIds(db: Kysely<Database>, userId: string, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('projects')
-    .select('id')
-    .where('id', 'in', ids)
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('team_id', 'is', null), eb('created_by', '=', userId)]),
-        eb(
-          'team_id',
-          'in',
-          eb.selectFrom('team_members').select('team_id').where('user_id', '=', userId).where('status', '=', 'active'),
-        ),
-      ]),
-    )
-    .execute();
-  return new Set(rows.map((r) => r.id));
-}
 
 /** Every user with an active membership in one of `teamIds`, each once, ordered by id. */
 export async function activeMembersOf(db: Kysely<Database>, teamIds: string[]): Promise<ReportUser[]> {
