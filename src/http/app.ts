@@ -86,13 +86,19 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   });
 
   const knownPaths = FindMyWay();
+  // Which methods each path serves: a route that matched but found nothing to serve (a missing
+  // documentation asset) is a 404, not a 405.
+  const servedRoutes = FindMyWay();
   app.addHook('onRoute', (route) => {
     if (!knownPaths.find('GET', route.url)) knownPaths.on('GET', route.url, () => {});
+    for (const method of [route.method].flat()) {
+      if (!servedRoutes.find(method, route.url)) servedRoutes.on(method, route.url, () => {});
+    }
   });
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
-    if (knownPaths.find('GET', path)) {
+    if (knownPaths.find('GET', path) && !servedRoutes.find(request.method as 'GET', path)) {
       reply.code(405).send({ success: false, error: 'Method Not Allowed' });
     } else {
       reply.code(404).send({ success: false, error: 'Not Found' });

@@ -1,0 +1,139 @@
+/** GET /openapi.json and GET /docs: the generated API description and the page built from it. */
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, test } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { OPENAPI_FILE, formatOpenApi } from '../../scripts/openapi.ts';
+import type { App } from '../../src/http/app.ts';
+import { SCOPES } from '../../src/services/scopes.ts';
+import { type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+/** Routes that are not part of the API: operator probes and the documentation itself. */
+const UNDOCUMENTED = /^\/(healthz|readyz|openapi\.json|docs)(\/|$)/;
+
+/**
+ * Every method and path the app serves, read from Fastify's route tree: each line of
+ * printRoutes() is a segment whose full path is its ancestors' segments joined.
+ */
+function servedRoutes(app: App): { method: string; path: string }[] {
+  const routes: { method: string; path: string }[] = [];
+  const stack: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const match = line.match(/^((?:│ {3}| {4})*)(?:├── |└── )(.*?)(?: \(([A-Z, ]+)\))?$/);
+    if (!match) continue;
+    const depth = match[1]!.length / 4;
+    stack.length = depth;
+    stack.push(match[2]!);
+    for (const method of (match[3] ?? '').split(', ').filter((m) => m && m !== 'HEAD')) {
+      routes.push({ method: method.toLowerCase(), path: stack.join('') });
+    }
+  }
+  return routes;
+}
+
+forEachDialect('the OpenAPI document', (dialect) => {
+  let t: TestApp;
+  let doc: any;
+  before(async () => {
+    t = await createTestApp(dialect);
+    doc = (await call(t.app, 'GET', '/openapi.json')).json;
+  });
+  after(() => t.close());
+
+  test('is served without a key as a valid OpenAPI 3.1 document', async () => {
+    const res = await call(t.app, 'GET', '/openapi.json');
+    assert.equal(res.status, 200);
+    assert.match(String(res.headers['content-type']), /^application\/json/);
+    assert.equal(doc.openapi, '3.1.0');
+    const result = await new Validator().validate(structuredClone(doc));
+    assert.deepEqual(result, { valid: true });
+  });
+
+  test('declares the x-api-key header as its security scheme', () => {
+    assert.deepEqual(doc.components.securitySchemes.apiKey, {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-api-key',
+      description: doc.components.securitySchemes.apiKey.description,
+    });
+  });
+
+  test('lists every endpoint the server serves, and nothing it does not', () => {
+    const served = servedRoutes(t.app).filter((r) => !UNDOCUMENTED.test(r.path));
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
+      METHODS.filter((m) => (item as Record<string, unknown>)[m]).map((method) => ({ method, path: path.replace(/\{(\w+)\}/g, ':$1') })),
+    );
+    const key = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${r.path}`;
+    assert.ok(served.some((r) => key(r) === 'GET /user'), 'the route tree was read');
+    assert.deepEqual(documented.map(key).sort(), served.map(key).sort());
+  });
+
+  test('every operation names its scope, plan, security and every error response', () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of METHODS) {
+        const op = (item as Record<string, any>)[method];
+        if (!op) continue;
+        const where = `${method.toUpperCase()} ${path}`;
+        assert.ok(SCOPES.includes(op['x-required-scope']), `${where} has x-required-scope`);
+        assert.ok(op['x-accepted-scopes'].includes(op['x-required-scope']), where);
+        assert.deepEqual(op.security, [{ apiKey: [] }], where);
+        assert.ok(op.description.includes(`**Scope:** \`${op['x-required-scope']}\``), where);
+        for (const status of ['400', '401', '403', '405', '413', '415', '429', '500']) {
+          assert.ok(op.responses[status], `${where} documents ${status}`);
+          assert.notEqual(op.responses[status].description, 'Default Response', `${where} ${status} says what it means`);
+        }
+        assert.ok(op.responses['403'].description.includes(`API key missing required scope: ${op['x-required-scope']}`), where);
+      }
+    }
+  });
+
+  test('GET /user: scope user:read, Core plan, and the shape of its answer', () => {
+    const op = doc.paths['/user'].get;
+    assert.equal(op['x-required-scope'], 'user:read');
+    assert.equal(op['x-required-plan'], 'core');
+    assert.match(op.responses['403'].description, /This endpoint requires the Core plan or higher\./);
+    assert.deepEqual(op.responses['200'].content['application/json'].schema.required, ['success', 'name', 'email']);
+    assert.ok(op.responses['200'].headers['RateLimit-Remaining']);
+    assert.ok(op.responses['429'].headers['Retry-After']);
+    assert.deepEqual(op.responses['429'].content['application/json'].schema.properties.error, { type: 'string', const: 'rate_limited' });
+  });
+
+  test('the committed docs/openapi.json is what the code generates (run `npm run openapi` after changing a route)', async () => {
+    const committed = await readFile(OPENAPI_FILE, 'utf8').catch(() => '');
+    assert.equal(committed, formatOpenApi(doc));
+  });
+});
+
+forEachDialect('the docs page', (dialect) => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp(dialect);
+  });
+  after(() => t.close());
+
+  test('GET /docs is an HTML page without a key, loading only this server\'s scripts and styles', async () => {
+    const res = await call(t.app, 'GET', '/docs');
+    assert.equal(res.status, 200);
+    assert.match(String(res.headers['content-type']), /^text\/html/);
+    const sources = [...res.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    assert.ok(sources.length >= 4);
+    for (const source of sources) {
+      assert.ok(source.startsWith('/docs/'), `${source} is served by Daybook`);
+      const asset = await call(t.app, 'GET', source);
+      assert.equal(asset.status, 200, source);
+    }
+    assert.match(String(res.headers['content-security-policy']), /default-src 'self'/);
+  });
+
+  test('the page reads the same document as /openapi.json', async () => {
+    const page = await call(t.app, 'GET', '/docs/json');
+    const api = await call(t.app, 'GET', '/openapi.json');
+    assert.deepEqual(page.json, api.json);
+  });
+
+  test('documentation assets that do not exist are 404 in the envelope', async () => {
+    const res = await call(t.app, 'GET', '/docs/static/nothing.js');
+    assert.deepEqual([res.status, res.json], [404, { success: false, error: 'Not Found' }]);
+  });
+});
