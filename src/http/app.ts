@@ -91,7 +91,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   const servedRoutes = FindMyWay();
   app.addHook('onRoute', (route) => {
     if (!knownPaths.find('GET', route.url)) knownPaths.on('GET', route.url, () => {});
-    for (const method of [route.method].flat()) {
+    for (const method of [route.method].flat().map((m) => m.toUpperCase() as 'GET')) {
       if (!servedRoutes.find(method, route.url)) servedRoutes.on(method, route.url, () => {});
     }
   });

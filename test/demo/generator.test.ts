@@ -146,7 +146,7 @@ test('activities come every five minutes in working hours, with breaks, on the p
   const users = new Map((await ofType('user')).map((u) => [u.id, u]));
   const byDay = new Map<string, number[]>();
   for (const a of await ofType('activity')) {
-    const tz = users.get(a.userId).timezone;
+    const tz = users.get(a.userId)!.timezone;
     const start = Date.parse(a.start);
     assert.equal(a.durationMinutes, 5);
     const time = localTimeOf(start, tz);
@@ -171,7 +171,7 @@ test('a working day tracks close to the daily target; weekends are mostly empty'
   const users = new Map((await ofType('user')).map((u) => [u.id, u]));
   const minutes = new Map<string, number>();
   for (const a of await ofType('activity')) {
-    const key = `${a.userId} ${localDateOf(Date.parse(a.start), users.get(a.userId).timezone)}`;
+    const key = `${a.userId} ${localDateOf(Date.parse(a.start), users.get(a.userId)!.timezone)}`;
     minutes.set(key, (minutes.get(key) ?? 0) + a.durationMinutes);
   }
   let weekend = 0;
@@ -182,7 +182,7 @@ test('a working day tracks close to the daily target; weekends are mostly empty'
     if (dow === 0 || dow === 6) weekend += total;
     else {
       weekday += total;
-      const target = users.get(userId).dailyTargetMinutes;
+      const target = users.get(userId)!.dailyTargetMinutes;
       assert.ok(total >= target * 0.8 && total <= target * 1.15, `${key}: ${total} min against ${target}`);
     }
   }
@@ -202,7 +202,7 @@ test('tasks have titles and descriptions, belong to the day of their activities,
   for (const a of activities.filter((x) => x.taskId)) {
     const task = taskById.get(a.taskId)!;
     assert.equal(task.userId, a.userId);
-    assert.equal(task.date, localDateOf(Date.parse(a.start), users.get(a.userId).timezone));
+    assert.equal(task.date, localDateOf(Date.parse(a.start), users.get(a.userId)!.timezone));
   }
 });
 
