@@ -3,6 +3,26 @@ import { ReportBody, ReportResponse } from '../http/report-schemas.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { buildReport } from '../services/report.ts';
 
+const description = [
+  'Rows cover activities whose start lies in [dateRange.from, dateRange.to) (Unix ms). A missing or empty body means',
+  'the last 7 × 24 hours, aggregationLevel day, sort desc; a non-empty body needs dateRange and aggregationLevel.',
+  'Levels: activity (legacy alias minute) spans at most 90 days; day, task and week at most 365 (days of 24 hours).',
+  "Days and weeks are local to the key owner, in team reports to each member (timezone, weekStart); only weeks",
+  'wholly inside the range are reported. Ids: day:<date>, week:<first day>, task:<taskId>, activity:<id> or',
+  'minute:<id>; in team reports day and week ids end in :<userId>. duration_relative is 100 × duration ÷',
+  'dailyTargetMinutes (weeks: 5 × dailyTargetMinutes), rounded half up to one decimal; projects, categories and',
+  'tasks lists are sorted by minutes descending, then name. sort asc|desc orders by date, week start or timestamp,',
+  'ties by id ascending; without sort, rows are in plain string order of id. Empty projectIds or teamIds arrays',
+  'mean no filter. teamIds (not at activity level) report every active member of those teams; in another',
+  "member's rows, private projects and projects the caller cannot see read Other, tasks that are not visible or",
+  'belong to a confidential project read Hidden task (ids null, minutes kept); at task level those become one row',
+  'per member and date, task:hidden:<date>:<userId>. 400 messages: `dateRange is required`,',
+  '`aggregationLevel is required`, `dateRange.to must be greater than dateRange.from`,',
+  '`dateRange must span at most <N> days for aggregationLevel "<level>"`,',
+  '`teamIds cannot be used with aggregationLevel "<level>"`, `Unknown team id: "<id>"`,',
+  '`Unknown project id: "<id>"`, and schema messages naming the field (`sort must be one of: asc, desc`).',
+].join(' ');
+
 const reportRoutes: RouteModule = (app, deps) => {
   app.post(
     '/report',
@@ -10,6 +30,7 @@ const reportRoutes: RouteModule = (app, deps) => {
       config: { scope: 'reports:read', plan: 'core' },
       schema: {
         summary: 'Aggregated activity rows at activity, day, task or week level',
+        description,
         tags: ['report'],
         body: ReportBody,
         response: { 200: ReportResponse, ...errorResponses() },
