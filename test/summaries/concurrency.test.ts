@@ -76,7 +76,7 @@ describe('generators sharing one PostgreSQL database', { skip: !DIALECTS.include
     const args = [cli, 'summaries', 'generate', '--until', '2026-10-31'];
     const outputs = await Promise.all([run(process.execPath, args, { env }), run(process.execPath, args, { env })]);
     const built = outputs.map(({ stdout }) => {
-      const match = /^built (\d+) summaries for 5 users in [\d.]+ s \(\d+ already current, 0 removed, \d+ built by another process\)$/m.exec(stdout);
+      const match = /^built (\d+) summar(?:y|ies) for 5 users in [\d.]+ s \(\d+ already current, 0 removed, \d+ built by another process\)$/m.exec(stdout);
       assert.ok(match, stdout);
       return Number(match[1]);
     });
