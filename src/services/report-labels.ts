@@ -39,19 +39,22 @@ const maskedProject: Label = { key: `masked:${MASKED_PROJECT}`, name: MASKED_PRO
 
 export class ReportLabels {
   private readonly caller: Viewer;
-  private readonly callerId: string;
   private readonly names: NameLookup;
 
   constructor(caller: Viewer, names: NameLookup) {
     this.caller = caller;
-    this.callerId = caller.userId;
     this.names = names;
+  }
+
+  /** Rows of the caller itself are never masked. */
+  private masks(ownerId: string): boolean {
+    return ownerId !== this.caller.userId;
   }
 
   project(ownerId: string, projectId: string | null): Label | null {
     if (projectId === null) return null;
     const project = this.names.projects.get(projectId);
-    if (ownerId !== this.callerId && (!project || project.private || !canSeeProject(project, this.caller))) return maskedProject;
+    if (this.masks(ownerId) && (!project || project.private || !canSeeProject(project, this.caller))) return maskedProject;
     if (!project) return null;
     return { key: `id:${project.id}`, name: project.name, id: project.id };
   }
@@ -69,7 +72,7 @@ export class ReportLabels {
     if (!task) return null;
     const project = this.project(ownerId, task.projectId);
     const confidential = task.projectId !== null && this.names.projects.get(task.projectId)?.confidential === true;
-    if (ownerId !== this.callerId && (!task.visible || confidential)) {
+    if (this.masks(ownerId) && (!task.visible || confidential)) {
       return { key: `masked:${HIDDEN_TASK}`, name: HIDDEN_TASK, id: null, hidden: true, date: task.date, project };
     }
     return { key: `id:${task.id}`, name: task.title, id: task.id, hidden: false, date: task.date, project };

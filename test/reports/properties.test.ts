@@ -226,7 +226,10 @@ forEachDialect('report properties', (dialect) => {
         const activity = await report({ dateRange: range, aggregationLevel: 'activity' });
         const expectedIds = mine.map((a) => `activity:${a.id}`).sort();
         assert.deepEqual(activity.map((r: { id: string }) => r.id), expectedIds, 'exactly the caller\'s activities, in plain id order');
-        for (const r of activity) assert.ok(r.timestamp >= range.from && r.timestamp < range.to);
+        for (const r of activity) {
+          assert.ok(r.timestamp >= range.from && r.timestamp < range.to);
+          assert.equal(r.time, DateTime.fromMillis(r.timestamp, { zone: tz }).toFormat('HH:mm'), r.id);
+        }
         assert.equal(sum(activity.map((r: { duration: number }) => r.duration)), total);
 
         const days = await report({ dateRange: range, aggregationLevel: 'day', sort: 'asc' });
