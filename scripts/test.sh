@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/services.sh
+bash scripts/browser.sh
 echo "== type-check"
 bash scripts/node.sh node_modules/typescript/bin/tsc --noEmit
 echo "== lint"
