@@ -21,6 +21,10 @@ Every endpoint except this document and /docs needs an API key in the \`x-api-ke
 
 Every success body is \`{"success": true, ...}\`; every failure is \`{"success": false, "error": "<message>"}\`. Checks run in this order: unknown path 404, wrong method 405, key 401, rate limit 429, scope 403, plan 403, validation 400, missing resource 404. Authenticated responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`.`;
 
+const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="150" height="40" viewBox="0 0 150 40">
+<rect x="2" y="6" width="28" height="28" rx="6" fill="#6C63FF"/><path d="M9 14h14M9 20h14M9 26h9" stroke="#fff" stroke-width="3" stroke-linecap="round"/>
+<text x="38" y="28" font-family="sans-serif" font-size="22" font-weight="700" fill="#fff">Daybook</text></svg>`;
+
 /** What each status means on every route; routes may add their own 404 wording. */
 function statusDescription(status: string, scope: Scope | undefined, plan: string | undefined): string | undefined {
   switch (status) {
@@ -119,6 +123,7 @@ export async function registerOpenApi(app: App): Promise<void> {
     routePrefix: '/docs',
     uiConfig: { deepLinking: true, docExpansion: 'list', tryItOutEnabled: true, persistAuthorization: false, displayRequestDuration: true },
     theme: { title: 'Daybook API reference' },
+    logo: { type: 'image/svg+xml', content: Buffer.from(LOGO) },
     // Everything the page loads comes from this server.
     staticCSP: {
       'default-src': ["'self'"],
