@@ -68,6 +68,13 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
       await storage.close();
       const client = new pg.Client({ connectionString: PG_ADMIN_URL });
       await client.connect();
+      // pg's pool.end() resolves before the server has seen its connections go; dropping with
+      // force while one lingers kills it, and its client then throws an uncaught error.
+      for (let i = 0; i < 50; i++) {
+        const { rows } = await client.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+        if (rows[0].n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       await client.query(`drop database if exists ${name} with (force)`);
       await client.end();
     },

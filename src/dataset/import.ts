@@ -7,9 +7,11 @@ import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Kysely, Transaction } from 'kysely';
 import { hashApiKey } from '../services/api-keys.ts';
-import { isValidLocalDate, isValidTimezone, localDateOf, localNoon } from '../lib/time.ts';
+import { createLocalDateMemo, isValidLocalDate, isValidTimezone, localNoon } from '../lib/time.ts';
 import type { Storage } from '../storage/database.ts';
-import { markChangedDays, recomputeLocalDates, refreshAutoTaskCreatedAt } from '../storage/activities.ts';
+import {
+  type ActivityRow, markChangedDays, recomputeLocalDates, refreshAutoTaskCreatedAt, upsertActivities,
+} from '../storage/activities.ts';
 import type { Database } from '../storage/schema.ts';
 import type {
   ActivityRecord, ApiKeyRecord, CategoryRecord, DayCommentRecord, PortfolioRecord, ProjectRecord,
@@ -65,6 +67,7 @@ class ImportSession {
   private pendingKeys = new Set<string>();
   private readonly onProgress?: (records: number) => void;
   private applied = 0;
+  private readonly localDateOf = createLocalDateMemo();
 
   constructor(trx: Db, now: number, onProgress?: (records: number) => void) {
     this.trx = trx;
@@ -412,12 +415,13 @@ class ImportSession {
   }
 
   private async writeActivities(records: ActivityRecord[]): Promise<void> {
-    const rows = [];
+    const rows: ActivityRow[] = [];
     for (const a of records) {
       const start = Date.parse(a.start);
-      const localDate = localDateOf(start, this.users.get(a.userId) ?? 'UTC');
+      const localDate = this.localDateOf(start, this.users.get(a.userId) ?? 'UTC');
       this.changedDays.add(`${a.userId}\u0000${localDate}`);
-      const taskProject = a.taskId ? ((await this.findTask(a.taskId))?.projectId ?? null) : null;
+      const task = a.taskId ? (this.tasks.get(a.taskId) ?? (await this.findTask(a.taskId))) : undefined;
+      const taskProject = task?.projectId ?? null;
       rows.push({
         id: a.id,
         user_id: a.userId,
@@ -432,22 +436,7 @@ class ImportSession {
         local_date: localDate,
       });
     }
-    await this.trx
-      .insertInto('activities')
-      .values(rows)
-      .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
-        user_id: eb.ref('excluded.user_id'),
-        start: eb.ref('excluded.start'),
-        duration_minutes: eb.ref('excluded.duration_minutes'),
-        headline: eb.ref('excluded.headline'),
-        description: eb.ref('excluded.description'),
-        task_id: eb.ref('excluded.task_id'),
-        project_id: eb.ref('excluded.project_id'),
-        effective_project_id: eb.ref('excluded.effective_project_id'),
-        category_id: eb.ref('excluded.category_id'),
-        local_date: eb.ref('excluded.local_date'),
-      })))
-      .execute();
+    await upsertActivities(this.trx, rows);
   }
 
   private async writeDayComments(records: DayCommentRecord[]): Promise<void> {

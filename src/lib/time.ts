@@ -77,6 +77,21 @@ export function toIso(ms: number | null): string | null {
 }
 
 /**
+ * localDateOf for long runs of instants (an import): remembers each zone's latest local day as
+ * an instant range, so further instants on that day need no zone lookup.
+ */
+export function createLocalDateMemo(): (ms: number, tz: string) => string {
+  const days = new Map<string, { date: string; from: number; to: number }>();
+  return (ms, tz) => {
+    const day = days.get(tz);
+    if (day && ms >= day.from && ms < day.to) return day.date;
+    const date = localDateOf(ms, tz);
+    days.set(tz, { date, from: startOfLocalDay(date, tz), to: startOfLocalDay(addDays(date, 1), tz) });
+    return date;
+  };
+}
+
+/**
  * localTimeOf for many instants in one zone (activity rows): one Intl formatter per zone is
  * several times faster than a zone offset lookup per instant.
  */

@@ -1,9 +1,59 @@
 /** Write-side upkeep of activity data shared by import and account changes. */
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { CompiledQuery, type Insertable, type Kysely, sql, type Transaction } from 'kysely';
 import { localDateOf } from '../lib/time.ts';
-import type { Database } from './schema.ts';
+import type { ActivitiesTable, Database } from './schema.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+export type ActivityRow = Insertable<ActivitiesTable>;
+
+const ACTIVITY_COLUMNS = [
+  'id', 'user_id', 'start', 'duration_minutes', 'headline', 'description', 'task_id', 'project_id',
+  'effective_project_id', 'category_id', 'local_date',
+] as const satisfies readonly (keyof ActivitiesTable)[];
+
+// Imports write activities in batches of a few sizes; building and compiling the same upsert
+// for every batch cost more than running it, so its SQL is kept per dialect and batch size.
+const upsertSql = new WeakMap<object, Map<number, string>>();
+
+function activityUpsertSql(db: Db, rows: number): string {
+  const adapter = db.getExecutor().adapter;
+  let bySize = upsertSql.get(adapter);
+  if (!bySize) {
+    bySize = new Map();
+    upsertSql.set(adapter, bySize);
+  }
+  let text = bySize.get(rows);
+  if (text === undefined) {
+    const placeholder = Object.fromEntries(ACTIVITY_COLUMNS.map((c) => [c, null])) as unknown as ActivityRow;
+    text = db
+      .insertInto('activities')
+      .values(Array.from({ length: rows }, () => placeholder))
+      .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+        user_id: eb.ref('excluded.user_id'),
+        start: eb.ref('excluded.start'),
+        duration_minutes: eb.ref('excluded.duration_minutes'),
+        headline: eb.ref('excluded.headline'),
+        description: eb.ref('excluded.description'),
+        task_id: eb.ref('excluded.task_id'),
+        project_id: eb.ref('excluded.project_id'),
+        effective_project_id: eb.ref('excluded.effective_project_id'),
+        category_id: eb.ref('excluded.category_id'),
+        local_date: eb.ref('excluded.local_date'),
+      })))
+      .compile().sql;
+    bySize.set(rows, text);
+  }
+  return text;
+}
+
+/** Inserts or replaces activities by id (rows must have distinct ids). */
+export async function upsertActivities(db: Db, rows: ActivityRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const parameters: unknown[] = [];
+  for (const row of rows) for (const column of ACTIVITY_COLUMNS) parameters.push(row[column] ?? null);
+  await db.executeQuery(CompiledQuery.raw(activityUpsertSql(db, rows.length), parameters));
+}
 
 /** Records that these users' local days changed, so summaries covering them are rebuilt. */
 export async function markChangedDays(db: Db, days: { userId: string; date: string }[], at: number): Promise<void> {

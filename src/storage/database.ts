@@ -3,7 +3,9 @@ import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import {
+  Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect, type SqliteDialectConfig,
+} from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 
@@ -24,6 +26,11 @@ pg.types.setTypeParser(20, (value) => Number(value));
 export function openStorage(url: string): Storage {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DAYBOOK_PG_POOL_SIZE ?? 10) });
+    // An idle connection closed by the server (restart, admin) must not crash the process;
+    // the pool replaces it on the next checkout.
+    pool.on('error', (err) => {
+      process.emitWarning(`PostgreSQL connection lost: ${err.message}`);
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const parsed = new URL(url);
     return {
@@ -44,7 +51,7 @@ export function openStorage(url: string): Storage {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('cache_size = -65536');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: keepingStatements(sqlite) }) });
     return {
       db,
       dialect: 'sqlite',
@@ -53,6 +60,33 @@ export function openStorage(url: string): Storage {
     };
   }
   throw new Error(`DAYBOOK_DATABASE_URL must start with sqlite: or postgres:// (got "${url.split(':')[0]}:")`);
+}
+
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * better-sqlite3 compiles a statement on every prepare() and Kysely prepares every query it
+ * runs, though the same SQL comes again and again (each batch of an import, each request's
+ * queries). Keeping the most recent statements saves that work. A statement still being
+ * iterated cannot run twice at once, so a busy one is never handed out again.
+ */
+function keepingStatements(sqlite: SqliteDatabase.Database): SqliteDialectConfig['database'] {
+  const statements = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string) {
+      const kept = statements.get(sql);
+      if (kept && !kept.busy) {
+        statements.delete(sql);
+        statements.set(sql, kept);
+        return kept;
+      }
+      const statement = sqlite.prepare(sql);
+      statements.set(sql, statement);
+      if (statements.size > STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      return statement;
+    },
+  };
 }
 
 const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
