@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { importDemo } from './demo/import-demo.ts';
 import type { DemoKey } from './demo/workspace.ts';
+import { SCOPES } from './services/scopes.ts';
 import type { Storage } from './storage/database.ts';
 import { claimFirstRun, hasUsers, recordFirstRun, releaseFirstRun } from './storage/first-run.ts';
 
@@ -44,7 +45,7 @@ export async function seedDemoOnFirstRun(storage: Storage, options: FirstRunOpti
     // The data follows the usual seed; the keys get a random salt, so they cannot be derived.
     const demo = await importDemo(storage, { ...FIRST_RUN_DEMO, now: options.now, keySalt: randomBytes(32).toString('hex') });
     await recordFirstRun(storage.db, options.now, 'demo workspace created');
-    const key = demo.keys.find((k) => !k.revoked && k.name.includes('all scopes')) ?? demo.keys[0]!;
+    const key = demo.keys.find((k) => !k.revoked && k.scopes.length === SCOPES.length) ?? demo.keys[0]!;
     return {
       key,
       users: demo.counts.user,
