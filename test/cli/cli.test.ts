@@ -1,0 +1,270 @@
+/** The `daybook` command line, run as a user runs it (bin/daybook), against both databases. */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { type Dialect, openStorage } from '../../src/storage/database.ts';
+import { exportText } from '../dataset/dataset-files.ts';
+import { EXAMPLE, PG_ADMIN_URL, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `bin/daybook args…` with the database at `url`; never throws on a non-zero exit. */
+function daybook(url: string, ...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      'bash',
+      [join(repoRoot, 'bin', 'daybook'), ...args],
+      { cwd: repoRoot, env: { ...process.env, DAYBOOK_DATABASE_URL: url, LOG_LEVEL: 'silent' }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** An empty, unmigrated database: a file for SQLite, a throwaway database for PostgreSQL. */
+async function emptyDatabase(dialect: Dialect, dir: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const url = `sqlite:${join(dir, `cli-${randomBytes(4).toString('hex')}.db`)}`;
+    return { url, drop: async () => {} };
+  }
+  const name = `daybook_t_cli_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await client.connect();
+      // Closed pools may still be leaving; a forced drop would kill them mid-goodbye.
+      for (let i = 0; i < 50; i++) {
+        const { rows } = await client.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+        if (rows[0].n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+/** The app serving the database the CLI wrote to. */
+async function appOn(url: string): Promise<TestApp> {
+  const storage = openStorage(url);
+  const t = await createTestApp('sqlite', { dataset: null, database: { url, storage, drop: () => storage.close() } });
+  return {
+    ...t,
+    close: async () => {
+      await t.close();
+      await storage.close();
+    },
+  };
+}
+
+forEachDialect('daybook CLI', (dialect) => {
+  let dir: string;
+  let db: { url: string; drop(): Promise<void> };
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'daybook-cli-'));
+    db = await emptyDatabase(dialect, dir);
+  });
+  after(async () => {
+    await db.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('migrate applies the migrations to an empty database, then has nothing to do', async () => {
+    const first = await daybook(db.url, 'migrate');
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /^applied: 0001-core\b/);
+    const second = await daybook(db.url, 'migrate');
+    assert.deepEqual([second.code, second.stdout], [0, 'database is up to date\n']);
+  });
+
+  test('users create, list and update', async () => {
+    const created = await daybook(
+      db.url, 'users', 'create', '--id', 'u_ann', '--email', 'ann@example.com', '--name', 'Ann Lee',
+      '--timezone', 'Europe/Berlin', '--plan', 'pro',
+    );
+    assert.deepEqual([created.code, created.stdout], [0, 'u_ann\n'], created.stderr);
+    const generated = await daybook(db.url, 'users', 'create', '--email', 'ben@example.com');
+    assert.equal(generated.code, 0, generated.stderr);
+    const benId = generated.stdout.trim();
+    assert.match(benId, /^u_[A-Za-z0-9]+$/);
+
+    const listed = await daybook(db.url, 'users', 'list');
+    assert.equal(listed.code, 0, listed.stderr);
+    const lines = listed.stdout.trim().split('\n').sort();
+    assert.deepEqual(lines, [
+      `${benId}\tben@example.com\t\tcore\tUTC`,
+      'u_ann\tann@example.com\tAnn Lee\tpro\tEurope/Berlin',
+    ].sort());
+
+    const updated = await daybook(db.url, 'users', 'update', 'u_ann', '--name', 'Ann Meyer', '--timezone', 'Asia/Tokyo', '--plan', 'free');
+    assert.deepEqual([updated.code, updated.stdout], [0, 'updated u_ann\n'], updated.stderr);
+    const after = await daybook(db.url, 'users', 'list');
+    assert.ok(after.stdout.includes('u_ann\tann@example.com\tAnn Meyer\tfree\tAsia/Tokyo\n'), after.stdout);
+  });
+
+  test('users update with a new timezone moves the user\'s activities to their new local days', async () => {
+    const file = join(dir, `late-${dialect}.json`);
+    writeFileSync(file, JSON.stringify({
+      version: 1,
+      users: [{ id: 'u_late', email: 'late@example.com', timezone: 'UTC' }],
+      activities: [{ id: 'a_late', userId: 'u_late', start: '2026-11-16T23:30:00Z', headline: 'late' }],
+    }));
+    assert.equal((await daybook(db.url, 'import', file)).code, 0);
+    const moved = await daybook(db.url, 'users', 'update', 'u_late', '--timezone', 'Europe/Berlin');
+    assert.equal(moved.code, 0, moved.stderr);
+    const storage = openStorage(db.url);
+    try {
+      const row = await storage.db.selectFrom('activities').select('local_date').where('id', '=', 'a_late').executeTakeFirstOrThrow();
+      assert.equal(row.local_date, '2026-11-17');
+    } finally {
+      await storage.close();
+    }
+  });
+
+  test('teams create, add-member and set-member-status', async () => {
+    const created = await daybook(db.url, 'teams', 'create', '--id', 't_core', '--name', 'Core');
+    assert.deepEqual([created.code, created.stdout], [0, 't_core\n'], created.stderr);
+    const added = await daybook(db.url, 'teams', 'add-member', '--team', 't_core', '--user', 'u_ann', '--role', 'admin');
+    assert.deepEqual([added.code, added.stdout], [0, 'u_ann is a member of t_core\n'], added.stderr);
+    const inactive = await daybook(db.url, 'teams', 'set-member-status', '--team', 't_core', '--user', 'u_ann', '--status', 'inactive');
+    assert.deepEqual([inactive.code, inactive.stdout], [0, 'u_ann is inactive in t_core\n'], inactive.stderr);
+
+    const exported = await daybook(db.url, 'export');
+    const team = (JSON.parse(exported.stdout) as { teams: { id: string }[] }).teams.find((t) => t.id === 't_core');
+    assert.deepEqual(team, { id: 't_core', name: 'Core', members: [{ userId: 'u_ann', status: 'inactive', role: 'admin' }] });
+
+    const stranger = await daybook(db.url, 'teams', 'set-member-status', '--team', 't_core', '--user', 'u_late', '--status', 'active');
+    assert.equal(stranger.code, 2);
+    assert.match(stranger.stderr, /u_late is not a member of t_core/);
+  });
+
+  test('keys create prints the key once; it works over HTTP and only its hash is stored', async () => {
+    const created = await daybook(db.url, 'keys', 'create', '--user', 'u_late', '--name', 'laptop', '--scopes', 'user:read,reports:read');
+    assert.equal(created.code, 0, created.stderr);
+    const key = created.stdout.trim();
+    assert.match(key, /^dbk_[A-Za-z0-9_-]{43}$/, 'at least 128 bits of randomness, printed alone on stdout');
+    assert.doesNotMatch(created.stderr, new RegExp(key));
+
+    const t = await appOn(db.url);
+    try {
+      const res = await call(t.app, 'GET', '/user', { key });
+      assert.deepEqual([res.status, res.json], [200, { success: true, name: 'late', email: 'late@example.com' }]);
+      const rows = await t.storage.db.selectFrom('api_keys').selectAll().where('user_id', '=', 'u_late').execute();
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0]!.key_hash, createHash('sha256').update(key).digest('hex'));
+      assert.ok(!JSON.stringify(rows).includes(key));
+      assert.equal(rows[0]!.scopes, 'user:read reports:read');
+
+      const listed = await daybook(db.url, 'keys', 'list', '--user', 'u_late');
+      assert.equal(listed.code, 0, listed.stderr);
+      const [id, user, name, scopes, state] = listed.stdout.trim().split('\t');
+      assert.deepEqual([id, user, name, scopes, state], [rows[0]!.id, 'u_late', 'laptop', 'user:read reports:read', 'active']);
+      assert.ok(!listed.stdout.includes(key));
+
+      const revoked = await daybook(db.url, 'keys', 'revoke', rows[0]!.id);
+      assert.deepEqual([revoked.code, revoked.stdout], [0, `revoked ${rows[0]!.id}\n`], revoked.stderr);
+      assert.match((await daybook(db.url, 'keys', 'list')).stdout, new RegExp(`^${rows[0]!.id}\\tu_late\\tlaptop\\t.*\\trevoked\\t`, 'm'));
+      const after = await call(t.app, 'GET', '/user', { key });
+      assert.deepEqual([after.status, after.json], [401, { success: false, error: 'Invalid API key' }]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  const usageErrors: [string, string[], RegExp][] = [
+    ['an unknown scope', ['keys', 'create', '--user', 'u_ann', '--name', 'x', '--scopes', 'user:read,users:write'], /unknown scope "users:write"/],
+    ['an unknown user for a key', ['keys', 'create', '--user', 'u_nobody', '--name', 'x'], /no user with id "u_nobody"/],
+    ['an unknown user to update', ['users', 'update', 'u_nobody', '--name', 'X'], /no user with id "u_nobody"/],
+    ['an unknown user for a team', ['teams', 'add-member', '--team', 't_core', '--user', 'u_nobody'], /no user with id "u_nobody"/],
+    ['a bad timezone', ['users', 'create', '--email', 'x@example.com', '--timezone', 'Mars/Olympus'], /--timezone must be an IANA timezone.*"Mars\/Olympus"/],
+    ['a missing option', ['users', 'create', '--name', 'No Mail'], /required option '--email <email>' not specified/],
+    ['a bad plan', ['users', 'update', 'u_ann', '--plan', 'gold'], /--plan must be one of free, core, pro \(got "gold"\)/],
+    ['a taken e-mail address', ['users', 'create', '--email', 'ann@example.com'], /that e-mail address is already in use/],
+    ['an unknown key to revoke', ['keys', 'revoke', 'key_nope'], /no key with id "key_nope"/],
+    ['an unknown command', ['userz', 'list'], /unknown command 'userz'/],
+    ['a file that does not exist', ['import', 'no-such-file.json'], /cannot read no-such-file.json/],
+  ];
+  for (const [what, args, message] of usageErrors) {
+    test(`${what} is a usage error: non-zero exit and a clear message`, async () => {
+      const run = await daybook(db.url, ...args);
+      assert.notEqual(run.code, 0);
+      assert.match(run.stderr, message);
+      assert.equal(run.stdout, '');
+    });
+  }
+
+  test('import then export: the export is the database in the dataset format, to stdout or a file', async () => {
+    const target = await emptyDatabase(dialect, dir);
+    try {
+      const imported = await daybook(target.url, 'import', EXAMPLE);
+      assert.equal(imported.code, 0, imported.stderr);
+      assert.match(imported.stdout, /^imported 134 records in [\d.]+ s \(user: 4, team: 2, portfolio: 2, category: 3, project: 6, task: 18, activity: 90, dayComment: 4, apiKey: 5\)\n$/);
+
+      const toStdout = await daybook(target.url, 'export');
+      assert.equal(toStdout.code, 0, toStdout.stderr);
+      const jsonFile = join(dir, `export-${dialect}.json`);
+      const ndjsonFile = join(dir, `export-${dialect}.ndjson`);
+      assert.equal((await daybook(target.url, 'export', '--out', jsonFile)).code, 0);
+      assert.equal((await daybook(target.url, 'export', '--out', ndjsonFile)).code, 0);
+      assert.equal(readFileSync(jsonFile, 'utf8'), toStdout.stdout);
+
+      const storage = openStorage(target.url);
+      try {
+        assert.equal(toStdout.stdout, await exportText(storage, 'json'));
+        assert.equal(readFileSync(ndjsonFile, 'utf8'), await exportText(storage, 'ndjson'));
+      } finally {
+        await storage.close();
+      }
+      const keys = JSON.parse(toStdout.stdout).apiKeys as { keyHash?: string; key?: string }[];
+      assert.ok(keys.every((k) => k.keyHash && !k.key), 'keys are exported as hashes');
+
+      // The NDJSON export imports into another empty database and exports the same bytes.
+      const copy = await emptyDatabase(dialect, dir);
+      try {
+        assert.equal((await daybook(copy.url, 'import', ndjsonFile)).code, 0);
+        assert.equal((await daybook(copy.url, 'export')).stdout, toStdout.stdout);
+      } finally {
+        await copy.drop();
+      }
+    } finally {
+      await target.drop();
+    }
+  });
+
+  test('a failing import exits non-zero, names the record and changes nothing', async () => {
+    const before = await daybook(db.url, 'export');
+    const lines = [
+      { type: 'user', id: 'u_zed', email: 'zed@example.com' },
+      { type: 'category', id: 'c_new', name: 'New' },
+      { type: 'activity', id: 'a_zed', userId: 'u_zed', start: '2026-11-20T09:00:00Z', headline: 'Work', categoryId: 'c_new' },
+      { type: 'task', id: 'k_orphan', userId: 'u_nobody', date: '2026-11-20', title: 'Orphan' },
+    ].map((record) => JSON.stringify(record));
+    const file = join(dir, `bad-${dialect}.ndjson`);
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const run = await daybook(db.url, 'import', file);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /^daybook: import failed, nothing was changed: line 4 \(task\): userId: no user with id "u_nobody"\n$/);
+    assert.equal((await daybook(db.url, 'export')).stdout, before.stdout);
+  });
+});
