@@ -66,10 +66,17 @@ end
 return {count, ttl}
 `;
 
+export interface RedisRateLimiterOptions {
+  /** Prefix of every Redis key, so that several deployments (or tests) can share one Redis. */
+  keyPrefix?: string;
+}
+
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
+  private readonly keyPrefix: string;
 
-  constructor(url: string) {
+  constructor(url: string, options: RedisRateLimiterOptions = {}) {
+    this.keyPrefix = options.keyPrefix ?? 'daybook:rl:';
     this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
     this.redis.defineCommand('daybookHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   }
@@ -77,7 +84,7 @@ export class RedisRateLimiter implements RateLimiter {
   async hit(key: string, limit: number, cost = 1): Promise<RateLimitResult> {
     const [count, ttl] = (await (
       this.redis as unknown as { daybookHit(k: string, c: number, w: number): Promise<[number, number]> }
-    ).daybookHit(`daybook:rl:${key}`, cost, WINDOW_MS)) as [number, number];
+    ).daybookHit(`${this.keyPrefix}${key}`, cost, WINDOW_MS)) as [number, number];
     return result(count, limit, ttl);
   }
 
