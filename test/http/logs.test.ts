@@ -1,0 +1,57 @@
+/** decisions §1.8: a key never appears in the logs, wherever the caller put it. */
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { after, before, test } from 'node:test';
+import type { FastifyLoggerOptions } from 'fastify';
+import { loadConfig } from '../../src/config.ts';
+import { importDataset } from '../../src/dataset/import.ts';
+import { type App, buildApp, loggerOptions } from '../../src/http/app.ts';
+import { MemoryRateLimiter } from '../../src/http/rate-limit.ts';
+import { DEFAULT_NOW, EXAMPLE, KEYS, type TestDatabase, call, createTestDatabase, forEachDialect } from '../helper.ts';
+
+forEachDialect('logs', (dialect) => {
+  let database: TestDatabase;
+  let app: App;
+  const lines: string[] = [];
+
+  before(async () => {
+    database = await createTestDatabase(dialect);
+    await importDataset(database.storage, EXAMPLE, { now: () => DEFAULT_NOW });
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(...String(chunk).split('\n').filter(Boolean));
+        done();
+      },
+    });
+    app = await buildApp(
+      {
+        storage: database.storage,
+        config: { ...loadConfig({}), databaseUrl: database.url, rateLimitPerMinute: 10_000, authFailuresPerMinute: 10_000 },
+        rateLimiter: new MemoryRateLimiter(() => DEFAULT_NOW),
+        now: () => DEFAULT_NOW,
+      },
+      { logger: { ...(loggerOptions('info') as FastifyLoggerOptions), stream: sink } },
+    );
+    await app.ready();
+  });
+  after(async () => {
+    await app.close();
+    await database.drop();
+  });
+
+  test('no key reaches the log, from the header, the query string or a failed attempt', async () => {
+    const unknownKey = 'dbk_never_issued_0123456789abcdef';
+    assert.equal((await call(app, 'GET', '/user', { key: KEYS.aliceAll })).status, 200);
+    assert.equal((await call(app, 'GET', '/user', { key: unknownKey })).status, 401);
+    assert.equal((await call(app, 'GET', '/user', { key: KEYS.daveRevoked })).status, 401);
+    assert.equal((await call(app, 'GET', `/user?api_key=${KEYS.bob}`)).status, 401);
+    assert.equal((await call(app, 'GET', '/user', { headers: { authorization: `Bearer ${KEYS.aliceReadOnly}` } })).status, 401);
+    assert.equal((await call(app, 'POST', '/user', { key: KEYS.carolFree, body: { key: KEYS.carolFree } })).status, 405);
+
+    // The log did record these requests, so the absence of keys below means something.
+    const requests = lines.map((line) => JSON.parse(line) as { req?: { path?: string } }).filter((l) => l.req?.path === '/user');
+    assert.ok(requests.length >= 6, lines.join('\n'));
+    const log = lines.join('\n');
+    for (const key of [...Object.values(KEYS), unknownKey]) assert.ok(!log.includes(key), `${key} appears in the log`);
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * Graceful shutdown: a request already in flight when the server is told to stop is answered,
+ * and no new connection is accepted. A request is kept in flight by sending its body slowly
+ * over a raw socket: the server cannot answer before the body is complete.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/config.ts';
+import { importDataset } from '../../src/dataset/import.ts';
+import { startServer } from '../../src/server.ts';
+import { migrate, openStorage } from '../../src/storage/database.ts';
+import { EXAMPLE, KEYS } from '../helper.ts';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BODY = '{"name":"slowly sent"}';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let dir: string;
+let databaseUrl: string;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'daybook-shutdown-'));
+  databaseUrl = `sqlite:${join(dir, 'daybook.db')}`;
+  // A database with users, so the server starts without seeding a first-run demo.
+  const storage = openStorage(databaseUrl);
+  await migrate(storage);
+  await importDataset(storage, EXAMPLE);
+  await storage.close();
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A POST whose headers and first body bytes are sent now; `finish()` sends the rest. */
+async function startSlowRequest(port: number) {
+  const socket: Socket = connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let received = '';
+  socket.on('data', (chunk) => {
+    received += String(chunk);
+  });
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.write(
+    `POST /user HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${KEYS.aliceAll}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BODY)}\r\n\r\n${BODY.slice(0, 5)}`,
+  );
+  return {
+    received: () => received,
+    /** Sends the rest of the body and resolves with the whole response once the server closes it. */
+    finish: async () => {
+      socket.end(BODY.slice(5));
+      await closed;
+      return received;
+    },
+  };
+}
+
+/** Whether a new TCP connection to `port` is refused. */
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+  });
+}
+
+function statusOf(response: string): number {
+  return Number(/^HTTP\/1\.1 (\d{3}) /.exec(response)?.[1]);
+}
+
+test('close() answers the request in flight, refuses new connections, then resolves', async () => {
+  const server = await startServer({
+    ...loadConfig({}), port: 0, host: '127.0.0.1', databaseUrl, logLevel: 'silent', summaryIntervalSeconds: 0,
+  });
+  const port = Number(new URL(server.url).port);
+  const request = await startSlowRequest(port);
+  await sleep(100);
+  assert.equal(request.received(), '', 'the server waits for the rest of the body');
+
+  let closed = false;
+  const closing = server.close().then(() => {
+    closed = true;
+  });
+  await sleep(100);
+  assert.equal(await refused(port), true, 'no new connections once closing');
+  assert.equal(closed, false, 'close waits for the request in flight');
+
+  const response = await request.finish();
+  // POST on /user is answered 405 in the envelope: a complete answer, not a cut connection.
+  assert.equal(statusOf(response), 405, response);
+  assert.ok(response.endsWith('{"success":false,"error":"Method Not Allowed"}'), response);
+  await closing;
+  assert.equal(closed, true);
+});
+
+test('SIGTERM to `daybook serve` finishes the request in flight and exits 0', async () => {
+  const child: ChildProcess = spawn('bash', [join(repoRoot, 'bin', 'daybook'), 'serve'], {
+    cwd: repoRoot,
+    env: {
+      ...process.env, DAYBOOK_DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info',
+      DAYBOOK_SUMMARY_INTERVAL_SECONDS: '0', DAYBOOK_REDIS_URL: '',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => {
+    stdout += String(chunk);
+  });
+  child.stderr!.on('data', (chunk) => {
+    stderr += String(chunk);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    let port = 0;
+    for (let i = 0; i < 300 && !port; i++) {
+      port = Number(/Daybook listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout)?.[1] ?? 0);
+      if (!port) await sleep(50);
+    }
+    assert.ok(port > 0, `server did not start:\n${stdout}\n${stderr}`);
+
+    const request = await startSlowRequest(port);
+    await sleep(100);
+    child.kill('SIGTERM');
+    await sleep(200);
+    assert.equal(await refused(port), true, 'no new connections once SIGTERM arrived');
+    const response = await request.finish();
+    assert.equal(statusOf(response), 405, response);
+    assert.equal(await exited, 0);
+    assert.match(stderr, /SIGTERM received, finishing in-flight requests/);
+    // The key sent with the request never reaches the log.
+    assert.ok(!stdout.includes(KEYS.aliceAll) && !stderr.includes(KEYS.aliceAll));
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+});
