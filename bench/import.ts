@@ -52,7 +52,8 @@ async function run(label: string, url: string): Promise<void> {
       onProgress: (n) => {
         // Records applied so far against the activities expected; the header lines are few.
         if (n >= activities * nextSample) {
-          samples.push(`${Math.round(nextSample * 100)}%: ${mib(process.memoryUsage.rss())}`);
+          const { rss, heapUsed } = process.memoryUsage();
+          samples.push(`${Math.round(nextSample * 100)}%: ${mib(rss)} (JS heap ${mib(heapUsed)})`);
           nextSample += 0.25;
         }
       },
