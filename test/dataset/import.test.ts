@@ -119,6 +119,12 @@ const BAD_RECORDS: BadRecord[] = [
     field: 'timezone',
   },
   {
+    name: 'a duplicate handle',
+    type: 'user',
+    record: { id: 'u_erin', email: 'erin@example.com', handle: 'bob' },
+    field: 'handle',
+  },
+  {
     name: 'a duplicate e-mail address',
     type: 'user',
     record: { id: 'u_erin', email: 'bob@example.com' },
@@ -219,6 +225,25 @@ forEachDialect('import', (dialect) => {
       const alice = await db.storage.db.selectFrom('users').select('name').where('id', '=', 'u_alice').executeTakeFirstOrThrow();
       assert.equal(alice.name, 'Alice Renamed');
       assert.deepEqual(await activityTotals(db.storage), { count: 91, minutes: 480 });
+    } finally {
+      await db.drop();
+    }
+  });
+
+  test('an e-mail address given up by one user can be taken by a later record of the same file', async () => {
+    const db = await createTestDatabase(dialect);
+    try {
+      await importDataset(db.storage, EXAMPLE, { now });
+      const doc = {
+        version: 1,
+        users: [
+          { id: 'u_bob', email: 'robert@example.com', displayName: 'Bob Stone', handle: 'bob', timezone: 'America/New_York' },
+          { id: 'u_erin', email: 'bob@example.com' },
+        ],
+      };
+      await importDataset(db.storage, files.write(`email-move-${dialect}.json`, doc), { now });
+      const users = await db.storage.db.selectFrom('users').select(['id', 'email']).where('id', 'in', ['u_bob', 'u_erin']).orderBy('id').execute();
+      assert.deepEqual(users, [{ id: 'u_bob', email: 'robert@example.com' }, { id: 'u_erin', email: 'bob@example.com' }]);
     } finally {
       await db.drop();
     }
