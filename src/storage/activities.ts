@@ -80,12 +80,19 @@ export async function recomputeLocalDates(db: Db, userId: string, timezone: stri
       .limit(1000)
       .execute();
     if (rows.length === 0) break;
+    // One update per new date rather than per activity: a page spans only a few days.
+    const idsByDate = new Map<string, string[]>();
     for (const row of rows) {
       const date = localDateOf(row.start, timezone);
       if (date !== row.local_date) {
         changed.add(row.local_date).add(date);
-        await db.updateTable('activities').set({ local_date: date }).where('id', '=', row.id).execute();
+        const ids = idsByDate.get(date);
+        if (ids) ids.push(row.id);
+        else idsByDate.set(date, [row.id]);
       }
+    }
+    for (const [date, ids] of idsByDate) {
+      await db.updateTable('activities').set({ local_date: date }).where('id', 'in', ids).execute();
     }
     after = rows[rows.length - 1]!.id;
   }
