@@ -8,10 +8,12 @@
 /**
  * Word characters: everything but punctuation, symbols, spaces, controls and format characters
  * (Unicode general categories P, S, Z, Cc, Cf). Letters, digits and marks make words, so
- * "rate-limiter" is two words and "café" one.
+ * "rate-limiter" is two words and "café" one. Lone surrogates and U+FFFE/U+FFFF separate words
+ * too: databases store the former as U+FFFD, and SQLite's tokenizer splits at the latter.
  */
-const WORD = /[^\p{P}\p{S}\p{Z}\p{Cc}\p{Cf}]+/gu;
-const SEPARATOR = /[\p{P}\p{S}\p{Z}\p{Cc}\p{Cf}]/u;
+const WORD = /[^\p{P}\p{S}\p{Z}\p{Cc}\p{Cf}\p{Cs}\uFFFE\uFFFF]+/gu;
+const SEPARATOR = /[\p{P}\p{S}\p{Z}\p{Cc}\p{Cf}\p{Cs}\uFFFE\uFFFF]/u;
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** The combining marks that NFD splits off accented letters; removing them makes "café" "cafe". */
 const DIACRITIC_RANGES: [number, number][] = [
@@ -39,6 +41,7 @@ export interface Word {
 
 /** Case- and diacritic-insensitive form of a word. */
 export function foldWord(word: string): string {
+  if (ASCII.test(word)) return word.toLowerCase();
   // Final sigma is a lowercase form of the same letter.
   return word.normalize('NFD').replace(DIACRITICS, '').normalize('NFC').toLowerCase().replace(/ς/g, 'σ');
 }
@@ -51,10 +54,6 @@ export function wordsOf(text: string): Word[] {
     if (folded !== '') words.push({ start: match.index, end: match.index + match[0].length, folded });
   }
   return words;
-}
-
-export function isSeparator(char: string): boolean {
-  return SEPARATOR.test(char);
 }
 
 function hex(code: number): string {

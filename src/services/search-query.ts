@@ -80,8 +80,6 @@ export function parseSearchRequest(body: unknown): SearchRequest {
 export interface SearchTerm {
   /** Folded words, each matched as a word prefix. */
   words: string[];
-  /** The same words as typed, for the index. */
-  typed: string[];
 }
 
 const QUOTE = /["“”„]/;
@@ -100,23 +98,14 @@ export function parseTerms(text: string): SearchTerm[] {
   };
   parts.forEach((part, i) => {
     const quoted = i % 2 === 1 && i < parts.length - 1;
-    const words = wordsOf(part).map((w) => ({ folded: w.folded, typed: part.slice(w.start, w.end).normalize('NFC') }));
-    if (quoted && words.length > 1) {
-      add({ words: words.map((w) => w.folded), typed: words.map((w) => w.typed) });
-    } else {
-      for (const w of words) add({ words: [w.folded], typed: [w.typed] });
-    }
+    const words = wordsOf(part).map((w) => w.folded);
+    if (quoted && words.length > 1) add({ words });
+    else for (const word of words) add({ words: [word] });
   });
   return [...terms.values()];
 }
 
-/** Every distinct word of the terms as typed (spellings folding to the same word count once). */
-export function indexWordsOf(terms: SearchTerm[]): string[] {
-  const byFolded = new Map<string, string>();
-  for (const term of terms) {
-    term.words.forEach((folded, i) => {
-      if (!byFolded.has(folded)) byFolded.set(folded, term.typed[i]!);
-    });
-  }
-  return [...byFolded.values()];
+/** Every distinct word of the terms. */
+export function wordsOfTerms(terms: SearchTerm[]): string[] {
+  return [...new Set(terms.flatMap((term) => term.words))];
 }

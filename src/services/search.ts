@@ -4,7 +4,7 @@
  */
 import type { Storage } from '../storage/database.ts';
 import { type SearchSource, categoriesById, findSearchCandidates, taskMinutes } from '../storage/search.ts';
-import { indexWordsOf, parseSearchRequest, parseTerms } from './search-query.ts';
+import { parseSearchRequest, parseTerms, wordsOfTerms } from './search-query.ts';
 import { type RankedDocument, rankDocuments } from './search-ranking.ts';
 import { bestField, buildSnippet } from './search-snippet.ts';
 
@@ -82,7 +82,7 @@ export async function searchHistory(storage: Storage, userId: string, body: unkn
     from: now - request.days * DAY_MS,
     to: now,
     sources: request.sources,
-    words: indexWordsOf(terms),
+    words: wordsOfTerms(terms),
   });
   const ranked = rankDocuments(candidates, terms, context);
   return {

@@ -4,13 +4,17 @@
  *
  * SQLite: one FTS5 index for both kinds of record, filled by triggers. Besides the text, each
  * entry carries a scope word naming its kind, user and UTC day, so a search asks the index for
- * one user's days only instead of filtering every user's matches afterwards. FTS5 rowids are
- * numbers handed out by `search_documents`, because a plain table's own rowid may change on
- * VACUUM.
+ * one user's days only instead of filtering every user's matches afterwards. Words are looked up
+ * through a prefix index of their first 3 characters: FTS5 answers a longer prefix by merging the
+ * postings of every matching word of every user, while a prefix index is one list it can skip
+ * through to the scope's entries (storage/search.ts). Positions are not kept (detail=column):
+ * phrases are checked by the ranking. FTS5 rowids are numbers handed out by `search_documents`,
+ * because a plain table's own rowid may change on VACUUM.
  *
- * PostgreSQL: a generated tsvector column per table with a GIN index; searches also narrow by
- * the existing (user_id, time) indexes. The words come from functions that fold and split text
- * exactly as src/lib/search-text.ts does.
+ * PostgreSQL: a generated tsvector column per table with a GIN index. Each word is stored
+ * behind a scope too (user and 7-day span), so a prefix search reads only the user's entries
+ * of the window's spans rather than every user's words with that prefix. The words come
+ * from functions that fold and split text exactly as src/lib/search-text.ts does.
  */
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import {
@@ -23,9 +27,9 @@ import {
 type Db = Kysely<any>;
 
 /** unicode61 with the word characters of search-text.ts: letters, digits, marks, private use, unassigned. */
-const TOKENIZER = `unicode61 remove_diacritics 2 categories 'L* N* M* Co Cn Cs'`;
+const TOKENIZER = `unicode61 remove_diacritics 2 categories 'L* N* M* Co Cn'`;
 
-const SQLITE_SOURCES = [
+const SOURCES = [
   {
     table: 'tasks',
     source: 'tasks',
@@ -59,11 +63,11 @@ async function upSqlite(db: Db): Promise<void> {
   await sql
     .raw(
       `create virtual table search_index using fts5(scope, title, description,
-        content='', contentless_delete=1, tokenize="${TOKENIZER}")`,
+        content='', contentless_delete=1, detail=column, prefix='3', tokenize="${TOKENIZER}")`,
     )
     .execute(db);
 
-  for (const s of SQLITE_SOURCES) {
+  for (const s of SOURCES) {
     const docOf = (row: 'new' | 'old') =>
       `(select doc from search_documents where source = '${s.source}' and record_id = ${row}.id)`;
     const indexNew = `
@@ -111,25 +115,25 @@ async function upPostgres(db: Db): Promise<void> {
       as $fold$ select replace(lower(normalize(regexp_replace(normalize(value, NFD),
         '${postgresDiacriticClass()}', '', 'g'), NFC)), 'ς', 'σ') $fold$`)
     .execute(db);
-  // Words as wordsOf(): runs of non-separator characters, folded, without positions (phrases
-  // are checked by the ranking).
+  // Words as wordsOf(), each behind the record's scope, without positions (phrases are checked
+  // by the ranking).
   await sql
-    .raw(`create function daybook_search_words(value text) returns tsvector
+    .raw(`create function daybook_search_words(scope text, value text) returns tsvector
       language sql immutable strict parallel safe
-      as $words$ select coalesce(array_to_tsvector(array_agg(distinct left(word, ${INDEXED_WORD_LENGTH}))), ''::tsvector)
+      as $words$ select coalesce(array_to_tsvector(array_agg(distinct scope || left(word, ${INDEXED_WORD_LENGTH}))), ''::tsvector)
         from regexp_split_to_table(daybook_search_fold(value), '${postgresSeparatorClass()}+') as word
         where word <> '' $words$`)
     .execute(db);
 
-  for (const [table, title] of [
-    ['tasks', 'title'],
-    ['activities', 'headline'],
-  ] as const) {
+  for (const s of SOURCES) {
+    // The scope, as storage/search.ts spells it: the user id's md5 (16 hex digits), ".", the
+    // number of the 7-day span since 1970-01-01, ".".
+    const scope = `left(md5(user_id), 16) || '.' || floor(${s.time}::numeric / 604800000)::text || '.'`;
     await sql
-      .raw(`alter table ${table} add column search_words tsvector not null
-        generated always as (daybook_search_words(${title} || ' ' || coalesce(description, ''))) stored`)
+      .raw(`alter table ${s.table} add column search_words tsvector not null
+        generated always as (daybook_search_words(${scope}, ${s.title} || ' ' || coalesce(description, ''))) stored`)
       .execute(db);
-    await sql.raw(`create index ${table}_search_words on ${table} using gin (search_words)`).execute(db);
+    await sql.raw(`create index ${s.table}_search_words on ${s.table} using gin (search_words) with (fastupdate = on, gin_pending_list_limit = 512)`).execute(db);
   }
 }
 
@@ -143,11 +147,11 @@ export async function down(db: Db): Promise<void> {
     for (const table of ['tasks', 'activities']) {
       await sql.raw(`alter table ${table} drop column if exists search_words`).execute(db);
     }
-    await sql`drop function if exists daybook_search_words(text)`.execute(db);
+    await sql`drop function if exists daybook_search_words(text, text)`.execute(db);
     await sql`drop function if exists daybook_search_fold(text)`.execute(db);
     return;
   }
-  for (const s of SQLITE_SOURCES) {
+  for (const s of SOURCES) {
     for (const event of ['insert', 'update', 'delete']) {
       await sql.raw(`drop trigger if exists ${s.table}_search_${event}`).execute(db);
     }
