@@ -13,7 +13,8 @@
  */
 const WORD = /[^\p{P}\p{S}\p{Z}\p{Cc}\p{Cf}\p{Cs}\uFFFE\uFFFF]+/gu;
 const SEPARATOR = /[\p{P}\p{S}\p{Z}\p{Cc}\p{Cf}\p{Cs}\uFFFE\uFFFF]/u;
-const ASCII = /^[\x00-\x7f]*$/;
+/** Printable ASCII: the words that only need lowercasing. */
+const PLAIN_ASCII = /^[!-~]*$/;
 
 /** The combining marks that NFD splits off accented letters; removing them makes "café" "cafe". */
 const DIACRITIC_RANGES: [number, number][] = [
@@ -41,7 +42,7 @@ export interface Word {
 
 /** Case- and diacritic-insensitive form of a word. */
 export function foldWord(word: string): string {
-  if (ASCII.test(word)) return word.toLowerCase();
+  if (PLAIN_ASCII.test(word)) return word.toLowerCase();
   // Final sigma is a lowercase form of the same letter.
   return word.normalize('NFD').replace(DIACRITICS, '').normalize('NFC').toLowerCase().replace(/ς/g, 'σ');
 }

@@ -65,7 +65,7 @@ function candidateColumns(source: SearchSource) {
 const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
 
-/** Every record of `q.sources` matching all words; order unspecified. */
+/** The records of `q.sources` that may match (a superset of the true matches); order unspecified. */
 export async function findSearchCandidates(storage: Storage, q: CandidateQuery): Promise<SearchDocument[]> {
   if (q.words.length === 0) return [];
   const found: SearchDocument[] = [];

@@ -133,7 +133,12 @@ async function upPostgres(db: Db): Promise<void> {
       .raw(`alter table ${s.table} add column search_words tsvector not null
         generated always as (daybook_search_words(${scope}, ${s.title} || ' ' || coalesce(description, ''))) stored`)
       .execute(db);
-    await sql.raw(`create index ${s.table}_search_words on ${s.table} using gin (search_words) with (fastupdate = on, gin_pending_list_limit = 512)`).execute(db);
+    // Every search reads GIN's pending list whole; keeping it small (512 kB) bounds that cost
+    // while imports still add entries in batches.
+    await sql
+      .raw(`create index ${s.table}_search_words on ${s.table} using gin (search_words)
+        with (fastupdate = on, gin_pending_list_limit = 512)`)
+      .execute(db);
   }
 }
 
