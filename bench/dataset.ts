@@ -36,7 +36,7 @@ export async function ensureDataset(users: number, days: number, seed: number): 
   const file = join(dataDir, `demo-${users}x${days}-seed${seed}.ndjson`);
   if (!existsSync(file)) {
     console.error(`bench: generating ${users} users × ${days} days into ${file}`);
-    const partial = `${file}.partial`;
+    const partial = file.replace(/\.ndjson$/, '.partial.ndjson');
     await run('bash', ['bin/daybook', 'demo', '--users', String(users), '--days', String(days), '--seed', String(seed), '--out', partial]);
     renameSync(partial, file);
   }
