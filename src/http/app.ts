@@ -15,6 +15,7 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify';
 import FindMyWay from 'find-my-way';
+import AjvCompiler from '@fastify/ajv-compiler';
 import type { Config } from '../config.ts';
 import type { Storage } from '../storage/database.ts';
 import { registerAuth } from './auth.ts';
@@ -66,9 +67,15 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     bodyLimit: BODY_LIMIT,
     exposeHeadRoutes: false,
     trustProxy: process.env.DAYBOOK_TRUST_PROXY === 'true',
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
     schemaErrorFormatter: (errors, dataVar) => new ApiError(400, describeValidationError(errors, dataVar)),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  // Query strings and path parameters arrive as text, so their values are coerced to the
+  // declared types; JSON bodies carry real types, so `"limit": "5"` or `"name": 5` is a 400.
+  const compilers = AjvCompiler();
+  const coercing = compilers({}, { customOptions: { coerceTypes: 'array', removeAdditional: false } });
+  const exact = compilers({}, { customOptions: { coerceTypes: false, removeAdditional: false } });
+  app.setValidatorCompiler((route) => (route.httpPart === 'body' ? exact : coercing)(route));
 
   // JSON only: Fastify's default text/plain parser would let other content types through.
   app.removeAllContentTypeParsers();

@@ -143,6 +143,20 @@ forEachDialect('bodies', (dialect) => {
     assert.match(res.json().error, /Unsupported Media Type/);
   });
 
+  test('JSON bodies are not coerced: a number where a string belongs is a 400 naming the field', async () => {
+    const res = await call(t.app, 'POST', '/projects', { key: KEYS.aliceAll, body: { name: 5 } });
+    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'name must be of type string' }]);
+    const list = await call(t.app, 'GET', '/projects', { key: KEYS.aliceAll });
+    assert.ok(!list.json.projects.some((p: { name: string }) => p.name === '5'));
+  });
+
+  test('query strings are coerced: includeArchived=true is a boolean, anything else a 400', async () => {
+    assert.equal((await call(t.app, 'GET', '/projects?includeArchived=true', { key: KEYS.aliceAll })).status, 200);
+    const bad = await call(t.app, 'GET', '/projects?includeArchived=yes', { key: KEYS.aliceAll });
+    assert.equal(bad.status, 400);
+    assert.match(bad.json.error, /includeArchived/);
+  });
+
   test('401 comes before 400: malformed JSON without a key is 401', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/report', headers: { 'content-type': 'application/json' }, payload: '{' });
     assert.equal(res.statusCode, 401);
