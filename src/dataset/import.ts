@@ -476,7 +476,8 @@ class ImportSession {
       .execute();
   }
 
-  async finish(): Promise<void> {
+  /** `committedAt` stamps the changed days: a summary built while this import ran is stale. */
+  async finish(committedAt: number): Promise<void> {
     await this.flush();
     await refreshAutoTaskCreatedAt(this.trx);
     await markChangedDays(
@@ -485,7 +486,7 @@ class ImportSession {
         const [userId, date] = key.split('\u0000') as [string, string];
         return { userId, date };
       }),
-      this.now,
+      committedAt,
     );
   }
 }
@@ -603,14 +604,15 @@ async function importNdjson(session: ImportSession, path: string): Promise<void>
 
 /** Imports one file in one transaction; on any error nothing is changed and ImportError says where. */
 export async function importDataset(storage: Storage, path: string, options: ImportOptions = {}): Promise<ImportCounts> {
-  const now = (options.now ?? Date.now)();
+  const clock = options.now ?? Date.now;
+  const now = clock();
   return storage.db.transaction().execute(async (trx) => {
     const session = new ImportSession(trx, now, options.onProgress);
     await session.loadExisting();
     if (isNdjson(path)) await importNdjson(session, path);
     else await importJsonDocument(session, path);
     try {
-      await session.finish();
+      await session.finish(clock());
     } catch (err) {
       throw dbError(err, path);
     }
