@@ -56,21 +56,21 @@ class KeyCache {
     this.ttlMs = ttlMs;
   }
 
-  get(hash: string, now: number): KeyWithUser | null | undefined {
-    const entry = this.entries.get(hash);
+  get(presented: string, now: number): KeyWithUser | null | undefined {
+    const entry = this.entries.get(presented);
     if (!entry) return undefined;
     if (entry.until <= now) {
-      this.entries.delete(hash);
+      this.entries.delete(presented);
       return undefined;
     }
     return entry.key;
   }
 
   /** Only known keys are cached: an unknown one must be looked up again once it exists. */
-  set(hash: string, key: KeyWithUser, now: number): void {
+  set(presented: string, key: KeyWithUser, now: number): void {
     if (this.ttlMs <= 0) return;
     if (this.entries.size >= 10_000) this.entries.clear();
-    this.entries.set(hash, { key, until: now + this.ttlMs });
+    this.entries.set(presented, { key, until: now + this.ttlMs });
   }
 }
 
@@ -104,11 +104,12 @@ export function registerAuth(app: App, deps: AppDeps): void {
       blockedUntil.delete(request.ip);
     }
 
-    const hash = hashApiKey(presented);
-    let key = keys.get(hash, now);
+    // The cache is keyed by the presented key itself (process memory only, never logged), so
+    // a cached key costs no hashing either.
+    let key = keys.get(presented, now);
     if (key === undefined) {
-      key = await findKeyByHash(storage.db, hash);
-      if (key && !key.revoked) keys.set(hash, key, now);
+      key = await findKeyByHash(storage.db, hashApiKey(presented));
+      if (key && !key.revoked) keys.set(presented, key, now);
     }
     if (!key || key.revoked) {
       const failures = await rateLimiter.hit(`auth-failures:${request.ip}`, config.authFailuresPerMinute);
@@ -120,7 +121,8 @@ export function registerAuth(app: App, deps: AppDeps): void {
       return fail(reply, 401, 'Invalid API key');
     }
 
-    const rate = await rateLimiter.hit(`key:${key.keyId}`, config.rateLimitPerMinute);
+    const counted = rateLimiter.hit(`key:${key.keyId}`, config.rateLimitPerMinute);
+    const rate = counted instanceof Promise ? await counted : counted;
     setRateHeaders(reply, rate);
     if (!rate.allowed) return rateLimited(reply, rate);
 

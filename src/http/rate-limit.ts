@@ -14,7 +14,7 @@ export interface RateLimitResult {
 
 export interface RateLimiter {
   /** Counts `cost` requests against `key` (0 only reads the state). */
-  hit(key: string, limit: number, cost?: number): Promise<RateLimitResult>;
+  hit(key: string, limit: number, cost?: number): RateLimitResult | Promise<RateLimitResult>;
   close(): Promise<void>;
 }
 
@@ -37,7 +37,8 @@ export class MemoryRateLimiter implements RateLimiter {
     this.now = now;
   }
 
-  async hit(key: string, limit: number, cost = 1): Promise<RateLimitResult> {
+  /** Synchronous: the hot path of every request need not wait for a promise. */
+  hit(key: string, limit: number, cost = 1): RateLimitResult {
     const now = this.now();
     let window = this.windows.get(key);
     if (!window || window.endsAt <= now) {
