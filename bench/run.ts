@@ -246,33 +246,37 @@ async function createScratchPostgres(url: string): Promise<{ url: string; drop()
   };
 }
 
-/** Runs `daybook import` in its own process and samples its peak RSS. */
-async function measureImport(file: string, url: string): Promise<{ seconds: number; peakRss: number }> {
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn('bash', ['bin/daybook', 'migrate'], { cwd: root, env: { ...process.env, DAYBOOK_DATABASE_URL: url }, stdio: 'ignore' });
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`migrate exited ${code}`))));
-  });
-  const started = Date.now();
-  let peakRss = 0;
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn('bash', ['scripts/node.sh', 'src/cli.ts', 'import', file], {
+/**
+ * Runs `daybook <args>` on `url` in its own process; `sample` sees its pid every 100 ms while it
+ * runs.
+ */
+function daybook(args: string[], url: string, sample?: (pid: number) => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn('bash', ['bin/daybook', ...args], {
       cwd: root,
       env: { ...process.env, DAYBOOK_DATABASE_URL: url },
-      stdio: ['ignore', 'inherit', 'inherit'],
+      stdio: ['ignore', 'ignore', 'inherit'],
     });
-    const timer = setInterval(() => {
-      try {
-        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-        const hwm = Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1] ?? 0) * 1024;
-        peakRss = Math.max(peakRss, hwm);
-      } catch {
-        // the process has exited
-      }
-    }, 100);
+    const timer = sample ? setInterval(() => sample(child.pid!), 100) : undefined;
     child.once('exit', (code) => {
       clearInterval(timer);
-      code === 0 ? resolve() : reject(new Error(`import exited ${code}`));
+      code === 0 ? resolve() : reject(new Error(`daybook ${args[0]} exited ${code}`));
     });
+  });
+}
+
+/** Imports `file` in its own process (after migrating) and samples its peak RSS. */
+async function measureImport(file: string, url: string): Promise<{ seconds: number; peakRss: number }> {
+  await daybook(['migrate'], url);
+  const started = Date.now();
+  let peakRss = 0;
+  await daybook(['import', file], url, (pid) => {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      peakRss = Math.max(peakRss, Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1] ?? 0) * 1024);
+    } catch {
+      // the process has exited
+    }
   });
   return { seconds: (Date.now() - started) / 1000, peakRss };
 }
@@ -309,14 +313,7 @@ async function ensureBenchDatabase(facts: DatasetFacts): Promise<string> {
 /** /message answers from stored summaries: build what is due (a no-op once built). */
 async function generateSummaries(url: string): Promise<void> {
   console.error('bench: building due summaries');
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn('bash', ['bin/daybook', 'summaries', 'generate'], {
-      cwd: root,
-      env: { ...process.env, DAYBOOK_DATABASE_URL: url },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`summaries generate exited ${code}`))));
-  });
+  await daybook(['summaries', 'generate'], url);
 }
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -52,20 +52,31 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
     await migrate(storage);
     return { url, storage, drop: () => storage.close() };
   }
-  const name = `daybook_t_${randomBytes(6).toString('hex')}`;
+  const database = await createPostgresDatabase();
+  const storage = openStorage(database.url);
+  await migrate(storage);
+  return {
+    url: database.url,
+    storage,
+    drop: async () => {
+      await storage.close();
+      await database.drop();
+    },
+  };
+}
+
+/** A new, empty, unmigrated PostgreSQL database, and how to drop it. */
+export async function createPostgresDatabase(prefix = 'daybook_t'): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
   await admin.query(`create database ${name}`);
   await admin.end();
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
-  const storage = openStorage(url.toString());
-  await migrate(storage);
   return {
     url: url.toString(),
-    storage,
     drop: async () => {
-      await storage.close();
       const client = new pg.Client({ connectionString: PG_ADMIN_URL });
       await client.connect();
       // pg's pool.end() resolves before the server has seen its connections go; dropping with

@@ -7,10 +7,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { type Dialect, openStorage } from '../../src/storage/database.ts';
 import { exportText } from '../dataset/dataset-files.ts';
-import { EXAMPLE, PG_ADMIN_URL, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
+import { EXAMPLE, type TestApp, call, createPostgresDatabase, createTestApp, forEachDialect } from '../helper.ts';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -41,28 +40,7 @@ async function emptyDatabase(dialect: Dialect, dir: string): Promise<{ url: stri
     const url = `sqlite:${join(dir, `cli-${randomBytes(4).toString('hex')}.db`)}`;
     return { url, drop: async () => {} };
   }
-  const name = `daybook_t_cli_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await client.connect();
-      // Closed pools may still be leaving; a forced drop would kill them mid-goodbye.
-      for (let i = 0; i < 50; i++) {
-        const { rows } = await client.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
-        if (rows[0].n === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
+  return createPostgresDatabase('daybook_t_cli');
 }
 
 /** The app serving the database the CLI wrote to. */
