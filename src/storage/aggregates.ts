@@ -3,7 +3,8 @@
  * user, local day, project, category and task, for activities whose start lies in [from, to).
  * Callers shape these groups into day/week/task rows or period summaries.
  */
-import type { Kysely } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { addDays, localDateOf, startOfLocalDay } from '../lib/time.ts';
 import type { Database } from './schema.ts';
 
 export interface MinuteGroup {
@@ -26,32 +27,113 @@ export interface AggregateQuery {
   projectIds?: string[];
 }
 
+/**
+ * Whole local days come from day_rollups; only the edges of the range that cut a user's local
+ * day are summed from activities. The groups are the same as a GROUP BY over the activities
+ * in [from, to): an activity's local_date is the day of its start in its user's timezone, so
+ * the activities of a whole day are exactly those starting between its two midnights.
+ */
 export async function sumMinutes(db: Kysely<Database>, q: AggregateQuery): Promise<MinuteGroup[]> {
   if (q.userIds.length === 0 || (q.projectIds && q.projectIds.length === 0)) return [];
+  const users = await db.selectFrom('users').select(['id', 'timezone']).where('id', 'in', q.userIds).execute();
+  // Users of one timezone share their whole days and edges: one set of queries per zone.
+  const byZone = new Map<string, string[]>();
+  for (const user of users) {
+    const ids = byZone.get(user.timezone);
+    if (ids) ids.push(user.id);
+    else byZone.set(user.timezone, [user.id]);
+  }
+  const parts: SelectQueryBuilder<Database, 'activities' | 'day_rollups', GroupRow>[] = [];
+  for (const [timezone, userIds] of byZone) {
+    const days = wholeDays(q.from, q.to, timezone);
+    if (!days) {
+      parts.push(activityGroups(db, userIds, q.from, q.to, q.projectIds));
+      continue;
+    }
+    parts.push(rollupGroups(db, userIds, days.first, days.last, q.projectIds));
+    if (q.from < days.start) parts.push(activityGroups(db, userIds, q.from, days.start, q.projectIds));
+    if (days.end < q.to) parts.push(activityGroups(db, userIds, days.end, q.to, q.projectIds));
+  }
+  if (parts.length === 0) return [];
+  // One statement, so the rollups and the edge activities are read from the same snapshot.
+  let query = parts[0]!;
+  for (const part of parts.slice(1)) query = query.unionAll(part);
+  const rows = await query.execute();
+  const groups: MinuteGroup[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    groups[i] = {
+      userId: r.user_id,
+      date: r.local_date,
+      projectId: r.project_id,
+      categoryId: r.category_id,
+      taskId: r.task_id,
+      minutes: Number(r.minutes),
+    };
+  }
+  return groups;
+}
+
+interface GroupRow {
+  user_id: string;
+  local_date: string;
+  project_id: string | null;
+  category_id: string | null;
+  task_id: string | null;
+  minutes: number;
+}
+
+/**
+ * The local days of `timezone` lying wholly inside [from, to): dates `first`..`last` and the
+ * instants `start` (midnight opening `first`) and `end` (midnight closing `last`). Null when
+ * the range holds no whole day.
+ */
+function wholeDays(from: number, to: number, timezone: string): { first: string; last: string; start: number; end: number } | null {
+  const fromDate = localDateOf(from, timezone);
+  const first = startOfLocalDay(fromDate, timezone) === from ? fromDate : addDays(fromDate, 1);
+  const last = addDays(localDateOf(to, timezone), -1);
+  if (first > last) return null;
+  const start = startOfLocalDay(first, timezone);
+  const end = startOfLocalDay(addDays(last, 1), timezone);
+  if (start < from || end > to || start >= end) return null;
+  return { first, last, start, end };
+}
+
+function rollupGroups(db: Kysely<Database>, userIds: string[], first: string, last: string, projectIds: string[] | undefined) {
+  let query = db
+    .selectFrom('day_rollups')
+    .select([
+      'user_id',
+      'local_date',
+      sql<string | null>`nullif(project_key, '')`.as('project_id'),
+      sql<string | null>`nullif(category_key, '')`.as('category_id'),
+      sql<string | null>`nullif(task_key, '')`.as('task_id'),
+      'minutes',
+    ])
+    .where('user_id', 'in', userIds)
+    .where('local_date', '>=', first)
+    .where('local_date', '<=', last);
+  if (projectIds) query = query.where('project_key', 'in', projectIds);
+  return query as unknown as SelectQueryBuilder<Database, 'activities' | 'day_rollups', GroupRow>;
+}
+
+function activityGroups(db: Kysely<Database>, userIds: string[], from: number, to: number, projectIds: string[] | undefined) {
   let query = db
     .selectFrom('activities')
     .select((eb) => [
       'user_id',
       'local_date',
-      'effective_project_id',
+      'effective_project_id as project_id',
       'category_id',
       'task_id',
       eb.fn.sum<number>('duration_minutes').as('minutes'),
     ])
-    .where('user_id', 'in', q.userIds)
-    .where('start', '>=', q.from)
-    .where('start', '<', q.to)
+    .where('user_id', 'in', userIds)
+    .where('start', '>=', from)
+    .where('start', '<', to)
     .groupBy(['user_id', 'local_date', 'effective_project_id', 'category_id', 'task_id']);
-  if (q.projectIds) query = query.where('effective_project_id', 'in', q.projectIds);
-  const rows = await query.execute();
-  return rows.map((r) => ({
-    userId: r.user_id,
-    date: r.local_date,
-    projectId: r.effective_project_id,
-    categoryId: r.category_id,
-    taskId: r.task_id,
-    minutes: Number(r.minutes),
-  }));
+  if (projectIds) query = query.where('effective_project_id', 'in', projectIds);
+  return query as unknown as SelectQueryBuilder<Database, 'activities' | 'day_rollups', GroupRow>;
 }
 
 export interface NamedProject {

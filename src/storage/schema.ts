@@ -121,6 +121,20 @@ export interface SummariesTable {
   built_at: number;
 }
 
+/**
+ * Minutes and activity count per user, local day, project, category and task, kept by triggers
+ * on `activities` (migration 0003). The key columns hold '' for none.
+ */
+export interface DayRollupsTable {
+  user_id: string;
+  local_date: string;
+  project_key: string;
+  category_key: string;
+  task_key: string;
+  minutes: number;
+  activities: number;
+}
+
 /** Local days whose data changed, so summaries covering them can be rebuilt. */
 export interface ChangedDaysTable {
   user_id: string;
@@ -137,6 +151,7 @@ export interface Database {
   projects: ProjectsTable;
   tasks: TasksTable;
   activities: ActivitiesTable;
+  day_rollups: DayRollupsTable;
   day_comments: DayCommentsTable;
   api_keys: ApiKeysTable;
   summaries: SummariesTable;
