@@ -86,7 +86,7 @@ export function createLocalDateMemo(): (ms: number, tz: string) => string {
     const day = days.get(tz);
     if (day && ms >= day.from && ms < day.to) return day.date;
     const date = localDateOf(ms, tz);
-    days.set(tz, { date, from: startOfLocalDay(date, tz), to: startOfLocalDay(addDays(date, 1), tz) });
+    days.set(tz, { date, from: firstInstantOfLocalDay(date, tz), to: firstInstantOfLocalDay(addDays(date, 1), tz) });
     return date;
   };
 }
@@ -98,4 +98,24 @@ export function createLocalDateMemo(): (ms: number, tz: string) => string {
 export function localTimeFormatter(tz: string): (ms: number) => string {
   const format = new Intl.DateTimeFormat('en-GB', { timeZone: tz, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
   return (ms) => format.format(ms);
+}
+
+/**
+ * The first instant whose local date in `tz` is `date` or later: where `date` begins, or for a
+ * date the zone skipped, where the next one begins. Unlike startOfLocalDay also on days that
+ * begin twice (clocks set back from 01:00 to midnight, as in Havana), where luxon answers the
+ * second midnight although the day began an hour earlier.
+ */
+export function firstInstantOfLocalDay(date: string, tz: string): number {
+  const guess = startOfLocalDay(date, tz);
+  if (localDateOf(guess - 1, tz) < date) return guess;
+  // Local dates never go backwards: search the hours before for the change of date.
+  let before = guess - 2 * 86_400_000;
+  let at = guess;
+  while (at - before > 1) {
+    const middle = Math.floor((before + at) / 2);
+    if (localDateOf(middle, tz) < date) before = middle;
+    else at = middle;
+  }
+  return at;
 }

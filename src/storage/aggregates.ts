@@ -4,7 +4,7 @@
  * Callers shape these groups into day/week/task rows or period summaries.
  */
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
-import { addDays, localDateOf, startOfLocalDay } from '../lib/time.ts';
+import { addDays, firstInstantOfLocalDay, localDateOf } from '../lib/time.ts';
 import type { Database } from './schema.ts';
 
 export interface MinuteGroup {
@@ -51,6 +51,8 @@ export async function sumMinutes(db: Kysely<Database>, q: AggregateQuery): Promi
       continue;
     }
     parts.push(rollupGroups(db, userIds, days.first, days.last, q.projectIds));
+    // Local dates only move forward, so the days first..last hold exactly the activities
+    // starting in [start, end), and from <= start <= end <= to.
     if (q.from < days.start) parts.push(activityGroups(db, userIds, q.from, days.start, q.projectIds));
     if (days.end < q.to) parts.push(activityGroups(db, userIds, days.end, q.to, q.projectIds));
   }
@@ -85,18 +87,16 @@ interface GroupRow {
 
 /**
  * The local days of `timezone` lying wholly inside [from, to): dates `first`..`last` and the
- * instants `start` (midnight opening `first`) and `end` (midnight closing `last`). Null when
- * the range holds no whole day.
+ * instants `start` (where `first` begins) and `end` (where the day after `last` begins). Null
+ * when the range holds no whole day.
  */
 function wholeDays(from: number, to: number, timezone: string): { first: string; last: string; start: number; end: number } | null {
   const fromDate = localDateOf(from, timezone);
-  const first = startOfLocalDay(fromDate, timezone) === from ? fromDate : addDays(fromDate, 1);
-  const last = addDays(localDateOf(to, timezone), -1);
+  const first = firstInstantOfLocalDay(fromDate, timezone) === from ? fromDate : addDays(fromDate, 1);
+  const toDate = localDateOf(to, timezone);
+  const last = addDays(toDate, -1);
   if (first > last) return null;
-  const start = startOfLocalDay(first, timezone);
-  const end = startOfLocalDay(addDays(last, 1), timezone);
-  if (start < from || end > to || start >= end) return null;
-  return { first, last, start, end };
+  return { first, last, start: firstInstantOfLocalDay(first, timezone), end: firstInstantOfLocalDay(toDate, timezone) };
 }
 
 function rollupGroups(db: Kysely<Database>, userIds: string[], first: string, last: string, projectIds: string[] | undefined) {

@@ -234,6 +234,34 @@ forEachDialect('day rollups', (dialect) => {
     assert.deepEqual(await rollups(), [], 'no activities, no rollups');
   });
 
+  test('a day that begins twice (Havana 2018-11-04: clocks back from 01:00 to midnight)', async () => {
+    const user = { id: 'u_havana', email: 'havana@example.com', timezone: 'America/Havana' };
+    const activity = (n: number, start: string) => ({ id: `a_havana_${n}`, userId: 'u_havana', start, durationMinutes: n, headline: 'work' });
+    // The day's first midnight is 04:00Z (-04:00), its second 05:00Z (-05:00).
+    await load({
+      users: [user],
+      activities: [
+        activity(1, '2018-11-03T12:00:00Z'), activity(2, '2018-11-04T04:30:00Z'), activity(4, '2018-11-04T05:30:00Z'),
+        activity(8, '2018-11-05T12:00:00Z'), activity(16, '2018-11-06T04:30:00Z'),
+      ],
+    });
+    const dates = await storage.db.selectFrom('activities').select(['id', 'local_date']).where('user_id', '=', 'u_havana').orderBy('id').execute();
+    assert.deepEqual(Object.fromEntries(dates.map((d) => [d.id, d.local_date])), {
+      a_havana_1: '2018-11-03', a_havana_2: '2018-11-04', a_havana_4: '2018-11-04', a_havana_8: '2018-11-05', a_havana_16: '2018-11-05',
+    });
+    for (const [from, to] of [
+      ['2018-11-04T04:00:00Z', '2018-11-06T05:00:00Z'],
+      ['2018-11-04T05:00:00Z', '2018-11-06T05:00:00Z'],
+      ['2018-11-03T04:00:00Z', '2018-11-04T05:00:00Z'],
+      ['2018-11-03T04:00:00Z', '2018-11-05T05:00:00Z'],
+    ] as const) {
+      const q = { userIds: ['u_havana'], from: Date.parse(from), to: Date.parse(to) };
+      assertSameGroups(await sumMinutes(storage.db, q), await groupActivities(storage, q.userIds, q.from, q.to), `[${from}, ${to})`);
+    }
+    const whole = await sumMinutes(storage.db, { userIds: ['u_havana'], from: Date.parse('2018-11-04T05:00:00Z'), to: Date.parse('2018-11-05T05:00:00Z') });
+    assert.deepEqual(whole.map((g) => g.minutes), [4], 'from the second midnight, the hour before is not in range');
+  });
+
   let run = 0;
   test('sumMinutes equals the GROUP BY over activities after imports, re-imports, changes and deletes', async () => {
     await fc.assert(
