@@ -1,5 +1,5 @@
 /** Day rows (decisions §4.2): one per person and local date with tracked time or a day comment. */
-import { startOfLocalDay } from '../lib/time.ts';
+import { localDateOf } from '../lib/time.ts';
 import type { MinuteGroup } from '../storage/aggregates.ts';
 import type { DayComment } from '../storage/reports.ts';
 import { type ReportContext, type TimedRow, ownerFields, personalId } from './report-context.ts';
@@ -26,11 +26,18 @@ export function buildDayRows(context: ReportContext, groups: MinuteGroup[], comm
   // A comment alone makes a row only when the whole local day starts inside the range; under
   // a project filter a comment belongs to no project, so it adds no row.
   if (request.projectIds === null) {
+    // Local midnight of a date lies in [from, to) exactly when the date comes after the day of
+    // the instant before `from` and is at most the day of the instant before `to`.
+    const boundsByZone = new Map<string, { after: string; upTo: string }>();
     for (const c of comments) {
       const person = people.get(c.userId);
       if (!person) continue;
-      const midnight = startOfLocalDay(c.date, person.timezone);
-      if (midnight >= request.from && midnight < request.to) dayOf(c.userId, c.date);
+      let bounds = boundsByZone.get(person.timezone);
+      if (!bounds) {
+        bounds = { after: localDateOf(request.from - 1, person.timezone), upTo: localDateOf(request.to - 1, person.timezone) };
+        boundsByZone.set(person.timezone, bounds);
+      }
+      if (c.date > bounds.after && c.date <= bounds.upTo) dayOf(c.userId, c.date);
     }
   }
 

@@ -40,6 +40,13 @@ const maskedProject: Label = { key: `masked:${MASKED_PROJECT}`, name: MASKED_PRO
 export class ReportLabels {
   private readonly caller: Viewer;
   private readonly names: NameLookup;
+  // A label depends only on the thing and on whether its owner is the caller; reports ask for
+  // the same few labels for thousands of groups, so each is built once per side.
+  private readonly ownProjects = new Map<string, Label | null>();
+  private readonly othersProjects = new Map<string, Label | null>();
+  private readonly categories = new Map<string, CategoryLabel | null>();
+  private readonly ownTasks = new Map<string, TaskLabel | null>();
+  private readonly othersTasks = new Map<string, TaskLabel | null>();
 
   constructor(caller: Viewer, names: NameLookup) {
     this.caller = caller;
@@ -53,6 +60,16 @@ export class ReportLabels {
 
   project(ownerId: string, projectId: string | null): Label | null {
     if (projectId === null) return null;
+    const known = this.masks(ownerId) ? this.othersProjects : this.ownProjects;
+    let label = known.get(projectId);
+    if (label === undefined) {
+      label = this.buildProject(ownerId, projectId);
+      known.set(projectId, label);
+    }
+    return label;
+  }
+
+  private buildProject(ownerId: string, projectId: string): Label | null {
     const project = this.names.projects.get(projectId);
     if (this.masks(ownerId) && (!project || project.private || !canSeeProject(project, this.caller))) return maskedProject;
     if (!project) return null;
@@ -61,6 +78,15 @@ export class ReportLabels {
 
   category(categoryId: string | null): CategoryLabel | null {
     if (categoryId === null) return null;
+    let label = this.categories.get(categoryId);
+    if (label === undefined) {
+      label = this.buildCategory(categoryId);
+      this.categories.set(categoryId, label);
+    }
+    return label;
+  }
+
+  private buildCategory(categoryId: string): CategoryLabel | null {
     const category = this.names.categories.get(categoryId);
     if (!category) return null;
     return { key: `id:${category.id}`, name: category.name, id: category.id, emoji: category.emoji };
@@ -68,6 +94,16 @@ export class ReportLabels {
 
   task(ownerId: string, taskId: string | null): TaskLabel | null {
     if (taskId === null) return null;
+    const known = this.masks(ownerId) ? this.othersTasks : this.ownTasks;
+    let label = known.get(taskId);
+    if (label === undefined) {
+      label = this.buildTask(ownerId, taskId);
+      known.set(taskId, label);
+    }
+    return label;
+  }
+
+  private buildTask(ownerId: string, taskId: string): TaskLabel | null {
     const task = this.names.tasks.get(taskId);
     if (!task) return null;
     const project = this.project(ownerId, task.projectId);
