@@ -38,7 +38,7 @@ export async function buildReport(
     const activities = await activityDetails(db, {
       userId: caller.id, from: request.from, to: request.to, projectIds: request.projectIds ?? undefined,
     });
-    rows = sortRows(buildActivityRows(request, caller.timezone, activities), request.sort);
+    rows = buildActivityRows(request, caller.timezone, activities);
   } else {
     const people = request.teamIds ? await activeMembersOf(db, request.teamIds) : [caller];
     const groups = await sumMinutes(db, {

@@ -81,6 +81,8 @@ export interface ActivityDetailQuery {
 /** One user's activities starting in [from, to), with their task, project and category names. */
 export async function activityDetails(db: Kysely<Database>, q: ActivityDetailQuery): Promise<ActivityDetail[]> {
   if (q.projectIds && q.projectIds.length === 0) return [];
+  // Selected under the names of ActivityDetail: the rows are returned as they come, without
+  // a copy per activity (90-day exports hold thousands).
   let query = db
     .selectFrom('activities as a')
     .leftJoin('tasks as t', 't.id', 'a.task_id')
@@ -89,15 +91,15 @@ export async function activityDetails(db: Kysely<Database>, q: ActivityDetailQue
     .select([
       'a.id',
       'a.start',
-      'a.duration_minutes',
+      'a.duration_minutes as durationMinutes',
       'a.headline',
       'a.description',
-      'a.task_id',
-      't.title as task_title',
-      'a.effective_project_id',
-      'p.name as project_name',
-      'c.name as category_name',
-      'c.emoji as category_emoji',
+      'a.task_id as taskId',
+      't.title as taskTitle',
+      'a.effective_project_id as projectId',
+      'p.name as projectName',
+      'c.name as categoryName',
+      'c.emoji as categoryEmoji',
     ])
     .where('a.user_id', '=', q.userId)
     .where('a.start', '>=', q.from)
@@ -105,18 +107,5 @@ export async function activityDetails(db: Kysely<Database>, q: ActivityDetailQue
     .orderBy('a.start')
     .orderBy('a.id');
   if (q.projectIds) query = query.where('a.effective_project_id', 'in', q.projectIds);
-  const rows = await query.execute();
-  return rows.map((r) => ({
-    id: r.id,
-    start: Number(r.start),
-    durationMinutes: Number(r.duration_minutes),
-    headline: r.headline,
-    description: r.description,
-    taskId: r.task_id,
-    taskTitle: r.task_title,
-    projectId: r.effective_project_id,
-    projectName: r.project_name,
-    categoryName: r.category_name,
-    categoryEmoji: r.category_emoji,
-  }));
+  return query.execute();
 }
