@@ -50,10 +50,12 @@ export class Tally {
   }
 
   list(): NamedMinutes[] {
-    return [...this.entries.values()]
-      .map((e) => ({ ...e, minutes: cleanMinutes(e.minutes) }))
-      .sort(byMinutesThenName)
-      .map(({ name, minutes }) => ({ name, minutes }));
+    const sorted: (NamedMinutes & { key: string })[] = [];
+    for (const e of this.entries.values()) sorted.push({ key: e.key, name: e.name, minutes: cleanMinutes(e.minutes) });
+    sorted.sort(byMinutesThenName);
+    const list: NamedMinutes[] = new Array(sorted.length);
+    for (let i = 0; i < sorted.length; i++) list[i] = { name: sorted[i]!.name, minutes: sorted[i]!.minutes };
+    return list;
   }
 }
 

@@ -43,7 +43,7 @@ export async function sumMinutes(db: Kysely<Database>, q: AggregateQuery): Promi
     if (ids) ids.push(user.id);
     else byZone.set(user.timezone, [user.id]);
   }
-  const parts: SelectQueryBuilder<Database, 'activities' | 'day_rollups', GroupRow>[] = [];
+  const parts: SelectQueryBuilder<Database, 'activities' | 'day_rollups', MinuteGroup>[] = [];
   for (const [timezone, userIds] of byZone) {
     const days = wholeDays(q.from, q.to, timezone);
     if (!days) {
@@ -58,31 +58,11 @@ export async function sumMinutes(db: Kysely<Database>, q: AggregateQuery): Promi
   }
   if (parts.length === 0) return [];
   // One statement, so the rollups and the edge activities are read from the same snapshot.
+  // Columns are named as in MinuteGroup and sums of doubles arrive as numbers on both
+  // databases: the rows are the groups, without a copy per group.
   let query = parts[0]!;
   for (const part of parts.slice(1)) query = query.unionAll(part);
-  const rows = await query.execute();
-  const groups: MinuteGroup[] = new Array(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const r = rows[i]!;
-    groups[i] = {
-      userId: r.user_id,
-      date: r.local_date,
-      projectId: r.project_id,
-      categoryId: r.category_id,
-      taskId: r.task_id,
-      minutes: Number(r.minutes),
-    };
-  }
-  return groups;
-}
-
-interface GroupRow {
-  user_id: string;
-  local_date: string;
-  project_id: string | null;
-  category_id: string | null;
-  task_id: string | null;
-  minutes: number;
+  return query.execute();
 }
 
 /**
@@ -103,29 +83,29 @@ function rollupGroups(db: Kysely<Database>, userIds: string[], first: string, la
   let query = db
     .selectFrom('day_rollups')
     .select([
-      'user_id',
-      'local_date',
-      sql<string | null>`nullif(project_key, '')`.as('project_id'),
-      sql<string | null>`nullif(category_key, '')`.as('category_id'),
-      sql<string | null>`nullif(task_key, '')`.as('task_id'),
+      'user_id as userId',
+      'local_date as date',
+      sql<string | null>`nullif(project_key, '')`.as('projectId'),
+      sql<string | null>`nullif(category_key, '')`.as('categoryId'),
+      sql<string | null>`nullif(task_key, '')`.as('taskId'),
       'minutes',
     ])
     .where('user_id', 'in', userIds)
     .where('local_date', '>=', first)
     .where('local_date', '<=', last);
   if (projectIds) query = query.where('project_key', 'in', projectIds);
-  return query as unknown as SelectQueryBuilder<Database, 'activities' | 'day_rollups', GroupRow>;
+  return query as unknown as SelectQueryBuilder<Database, 'activities' | 'day_rollups', MinuteGroup>;
 }
 
 function activityGroups(db: Kysely<Database>, userIds: string[], from: number, to: number, projectIds: string[] | undefined) {
   let query = db
     .selectFrom('activities')
     .select((eb) => [
-      'user_id',
-      'local_date',
-      'effective_project_id as project_id',
-      'category_id',
-      'task_id',
+      'user_id as userId',
+      'local_date as date',
+      'effective_project_id as projectId',
+      'category_id as categoryId',
+      'task_id as taskId',
       eb.fn.sum<number>('duration_minutes').as('minutes'),
     ])
     .where('user_id', 'in', userIds)
@@ -133,7 +113,7 @@ function activityGroups(db: Kysely<Database>, userIds: string[], from: number, t
     .where('start', '<', to)
     .groupBy(['user_id', 'local_date', 'effective_project_id', 'category_id', 'task_id']);
   if (projectIds) query = query.where('effective_project_id', 'in', projectIds);
-  return query as unknown as SelectQueryBuilder<Database, 'activities' | 'day_rollups', GroupRow>;
+  return query as unknown as SelectQueryBuilder<Database, 'activities' | 'day_rollups', MinuteGroup>;
 }
 
 export interface NamedProject {
@@ -216,6 +196,7 @@ export async function lookupNames(
   return { projects, categories, tasks };
 }
 
-function* chunks<T>(items: T[], size = 500): Generator<T[]> {
+// Well under the bound parameters either database takes in one statement (SQLite 32766).
+function* chunks<T>(items: T[], size = 5000): Generator<T[]> {
   for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
 }
