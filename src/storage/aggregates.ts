@@ -3,7 +3,7 @@
  * user, local day, project, category and task, for activities whose start lies in [from, to).
  * Callers shape these groups into day/week/task rows or period summaries.
  */
-import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { type Kysely, PostgresAdapter, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { addDays, firstInstantOfLocalDay, localDateOf } from '../lib/time.ts';
 import type { Database } from './schema.ts';
 
@@ -156,11 +156,11 @@ export async function lookupNames(
   const projects = new Map<string, NamedProject>();
   const categories = new Map<string, NamedCategory>();
   const tasks = new Map<string, NamedTask>();
-  for (const chunk of chunks([...projectIds])) {
+  if (projectIds.size > 0) {
     for (const p of await db
       .selectFrom('projects')
       .select(['id', 'name', 'team_id', 'created_by', 'private', 'confidential'])
-      .where('id', 'in', chunk)
+      .where(idIn(db, projectIds))
       .execute()) {
       projects.set(p.id, {
         id: p.id,
@@ -172,16 +172,16 @@ export async function lookupNames(
       });
     }
   }
-  for (const chunk of chunks([...categoryIds])) {
-    for (const c of await db.selectFrom('categories').select(['id', 'name', 'emoji']).where('id', 'in', chunk).execute()) {
+  if (categoryIds.size > 0) {
+    for (const c of await db.selectFrom('categories').select(['id', 'name', 'emoji']).where(idIn(db, categoryIds)).execute()) {
       categories.set(c.id, c);
     }
   }
-  for (const chunk of chunks([...taskIds])) {
+  if (taskIds.size > 0) {
     for (const t of await db
       .selectFrom('tasks')
       .select(['id', 'user_id', 'title', 'date', 'project_id', 'visible'])
-      .where('id', 'in', chunk)
+      .where(idIn(db, taskIds))
       .execute()) {
       tasks.set(t.id, {
         id: t.id,
@@ -196,7 +196,13 @@ export async function lookupNames(
   return { projects, categories, tasks };
 }
 
-// Well under the bound parameters either database takes in one statement (SQLite 32766).
-function* chunks<T>(items: T[], size = 5000): Generator<T[]> {
-  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
+/**
+ * `id` is one of `ids`, with the list as one parameter: a year of a busy user names thousands
+ * of tasks, and a statement with one placeholder per id costs more to build, send and plan
+ * than the lookups themselves (PostgreSQL: an array; SQLite: a JSON array).
+ */
+function idIn(db: Kysely<Database>, ids: Set<string>): RawBuilder<SqlBool> {
+  const list = [...ids];
+  if (db.getExecutor().adapter instanceof PostgresAdapter) return sql<SqlBool>`id = any(${list}::text[])`;
+  return sql<SqlBool>`id in (select value from json_each(${JSON.stringify(list)}))`;
 }
