@@ -16,6 +16,8 @@ export interface DatasetFacts {
   activities: number;
   /** Plaintext keys with every scope, by user id. */
   keys: Record<string, string>;
+  /** Users on the Core plan or higher (the paid endpoints answer them). */
+  paidUsers: string[];
   heavyUser: string;
   /** Largest team by active members, with the key of one active member. */
   team: { id: string; members: number; memberKey: string } | null;
@@ -47,9 +49,13 @@ const ALL_SCOPES = ['reports:read', 'summaries:read', 'projects:read', 'projects
 
 export async function datasetFacts(file: string): Promise<DatasetFacts> {
   const cache = `${file}.facts.json`;
-  if (existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8')) as DatasetFacts;
+  if (existsSync(cache)) {
+    const cached = JSON.parse(readFileSync(cache, 'utf8')) as DatasetFacts;
+    if (cached.paidUsers) return cached;
+  }
   const keys: Record<string, string> = {};
   const perUser = new Map<string, number>();
+  const paidUsers: string[] = [];
   const teams: { id: string; active: string[] }[] = [];
   const wordCounts = new Map<string, number>();
   let activities = 0;
@@ -59,6 +65,9 @@ export async function datasetFacts(file: string): Promise<DatasetFacts> {
     if (!line) continue;
     const record = JSON.parse(line) as Record<string, unknown>;
     switch (record.type) {
+      case 'user':
+        if ((record.plan ?? 'core') !== 'free') paidUsers.push(record.id as string);
+        break;
       case 'activity': {
         activities++;
         const user = record.userId as string;
@@ -85,16 +94,17 @@ export async function datasetFacts(file: string): Promise<DatasetFacts> {
         break;
     }
   }
-  const heavyUser = [...perUser.entries()].filter(([u]) => keys[u]).sort((a, b) => b[1] - a[1])[0]?.[0];
+  const heavyUser = [...perUser.entries()].filter(([u]) => keys[u] && paidUsers.includes(u)).sort((a, b) => b[1] - a[1])[0]?.[0];
   if (!heavyUser) throw new Error(`${file} has no user with an all-scope plaintext key`);
   const largest = teams
-    .map((t) => ({ ...t, withKey: t.active.find((u) => keys[u]) }))
+    .map((t) => ({ ...t, withKey: t.active.find((u) => keys[u] && paidUsers.includes(u)) }))
     .filter((t) => t.withKey)
     .sort((a, b) => b.active.length - a.active.length)[0];
   const facts: DatasetFacts = {
     file,
     activities,
     keys,
+    paidUsers: paidUsers.filter((u) => keys[u]),
     heavyUser,
     team: largest ? { id: largest.id, members: largest.active.length, memberKey: keys[largest.withKey!]! } : null,
     lastStart,

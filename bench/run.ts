@@ -35,7 +35,9 @@ function row(scenario: string, fields: Partial<Row> & Pick<Row, 'target'>): Row 
 }
 
 async function withServer<T>(ctx: Context, fn: (server: ServerProcess) => Promise<T>): Promise<T> {
-  const server = await startDaybook(ctx.databaseUrl);
+  // BENCH_PROFILE_DIR: write a CPU profile of the server (node --cpu-prof) to that folder.
+  const profile = process.env.BENCH_PROFILE_DIR;
+  const server = await startDaybook(ctx.databaseUrl, profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profile}` } : {});
   try {
     return await fn(server);
   } finally {
@@ -185,9 +187,13 @@ const scenarios: Record<string, Scenario> = {
 
   mixed: (ctx) =>
     withServer(ctx, async (server) => {
-      const users = Object.keys(ctx.facts.keys);
+      const users = ctx.facts.paidUsers;
       const to = rangeEnd(ctx.facts);
-      const yesterday = new Date(to - DAY_MS).toISOString().slice(0, 10);
+      // Summaries exist for days with tracked time: the dataset's last ten weekdays.
+      const workdays = Array.from({ length: 14 }, (_, i) => new Date(to - (i + 1) * DAY_MS))
+        .filter((d) => d.getUTCDay() !== 0 && d.getUTCDay() !== 6)
+        .slice(0, 10)
+        .map((d) => d.toISOString().slice(0, 10));
       let n = 0;
       const pick = (): LoadRequest => {
         n++;
@@ -202,7 +208,7 @@ const scenarios: Record<string, Scenario> = {
             return { method: 'POST', path: '/report', headers, body: JSON.stringify({ dateRange: { from: to - DAY_MS, to }, aggregationLevel: 'activity' }) };
           case 4:
           case 5:
-            return { path: `/message?date=${yesterday}&format=${n % 4 === 0 ? 'slack' : 'html'}`, headers };
+            return { path: `/message?date=${workdays[n % workdays.length]}&format=${n % 4 === 0 ? 'slack' : 'html'}`, headers };
           case 6:
             return { path: '/projects', headers };
           case 7:
@@ -220,8 +226,7 @@ const scenarios: Record<string, Scenario> = {
         peakRssMb: mb(server.peakRss()),
         ratio: result.rps / 3000,
         target: '≥ 3000 req/s, p99 ≤ 50 ms',
-        // /message answers 404 for a day without a summary; count only errors and 5xx as failures.
-        note: `${result.non2xx} non-2xx (404 = no summary), ${result.errors} errors`,
+        note: `${result.non2xx} non-2xx, ${result.errors} errors`,
       });
     }),
 };

@@ -13,15 +13,19 @@ export function isValidTimezone(tz: string): boolean {
   return IANAZone.isValidZone(tz);
 }
 
-const lastOffset = new Map<string, { bucket: number; offsetMs: number }>();
+// Offsets by zone and quarter-hour bucket: requests for many users interleave zones, so a
+// single last-bucket memo per zone would miss; the map is cleared when it grows large.
+const offsets = new Map<string, number>();
 
 /** UTC offset of `tz` at `ms`, in milliseconds. */
 export function offsetAt(ms: number, tz: string): number {
-  const bucket = Math.floor(ms / BUCKET_MS);
-  const memo = lastOffset.get(tz);
-  if (memo && memo.bucket === bucket) return memo.offsetMs;
-  const offsetMs = DateTime.fromMillis(ms, { zone: tz }).offset * 60_000;
-  lastOffset.set(tz, { bucket, offsetMs });
+  const key = `${tz}\u0000${Math.floor(ms / BUCKET_MS)}`;
+  let offsetMs = offsets.get(key);
+  if (offsetMs === undefined) {
+    offsetMs = DateTime.fromMillis(ms, { zone: tz }).offset * 60_000;
+    if (offsets.size >= 200_000) offsets.clear();
+    offsets.set(key, offsetMs);
+  }
   return offsetMs;
 }
 
@@ -37,7 +41,22 @@ export function localTimeOf(ms: number, tz: string): string {
 
 /** The instant of local midnight starting `date` in `tz` (the first instant of that day). */
 export function startOfLocalDay(date: string, tz: string): number {
-  return DateTime.fromISO(date, { zone: tz }).startOf('day').toMillis();
+  return memoByDay(startsOfDay, date, tz, () => DateTime.fromISO(date, { zone: tz }).startOf('day').toMillis());
+}
+
+const startsOfDay = new Map<string, number>();
+const firstInstants = new Map<string, number>();
+
+/** Day boundaries are asked for again and again (every report, every summary): remember them. */
+function memoByDay(cache: Map<string, number>, date: string, tz: string, compute: () => number): number {
+  const key = `${tz}\u0000${date}`;
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = compute();
+    if (cache.size >= 100_000) cache.clear();
+    cache.set(key, value);
+  }
+  return value;
 }
 
 /** The instant of local noon on `date` in `tz`. */
@@ -107,6 +126,10 @@ export function localTimeFormatter(tz: string): (ms: number) => string {
  * second midnight although the day began an hour earlier.
  */
 export function firstInstantOfLocalDay(date: string, tz: string): number {
+  return memoByDay(firstInstants, date, tz, () => searchFirstInstant(date, tz));
+}
+
+function searchFirstInstant(date: string, tz: string): number {
   const guess = startOfLocalDay(date, tz);
   if (localDateOf(guess - 1, tz) < date) return guess;
   // Local dates never go backwards: search the hours before for the change of date.
