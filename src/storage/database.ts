@@ -50,7 +50,7 @@ export function openStorage(url: string): Storage {
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    sqlite.pragma('cache_size = -65536');
+    sqlite.pragma('cache_size = -16384');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: keepingStatements(sqlite) }) });
     return {
       db,
