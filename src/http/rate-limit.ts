@@ -70,23 +70,58 @@ return {count, ttl}
 export interface RedisRateLimiterOptions {
   /** Prefix of every Redis key, so that several deployments (or tests) can share one Redis. */
   keyPrefix?: string;
+  /** How long one Redis answer may take before this process counts on its own. */
+  timeoutMs?: number;
+  /** Told when counting moves from Redis to this process and back. */
+  onFallback?: (usingRedis: boolean, reason?: string) => void;
 }
 
+/**
+ * Budgets shared through Redis. While Redis does not answer, requests are not held up or
+ * failed: this process counts on its own (as without Redis) until Redis answers again.
+ */
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
   private readonly keyPrefix: string;
+  private readonly local = new MemoryRateLimiter();
+  private readonly onFallback: (usingRedis: boolean, reason?: string) => void;
+  private usingRedis = true;
 
   constructor(url: string, options: RedisRateLimiterOptions = {}) {
     this.keyPrefix = options.keyPrefix ?? 'daybook:rl:';
-    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    this.onFallback =
+      options.onFallback ??
+      ((usingRedis, reason) =>
+        process.emitWarning(usingRedis ? 'Redis answers again: rate limits are shared' : `Redis unavailable (${reason}): rate limits are counted per process`));
+    this.redis = new Redis(url, {
+      lazyConnect: false,
+      commandTimeout: options.timeoutMs ?? 500,
+      maxRetriesPerRequest: 1,
+    });
+    // Connection errors surface through hit(); without a listener ioredis would log each retry.
+    this.redis.on('error', () => {});
     this.redis.defineCommand('daybookHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   }
 
   async hit(key: string, limit: number, cost = 1): Promise<RateLimitResult> {
-    const [count, ttl] = (await (
-      this.redis as unknown as { daybookHit(k: string, c: number, w: number): Promise<[number, number]> }
-    ).daybookHit(`${this.keyPrefix}${key}`, cost, WINDOW_MS)) as [number, number];
-    return result(count, limit, ttl);
+    // Known to be down: no request waits for it until it has reconnected.
+    if (!this.usingRedis && this.redis.status !== 'ready') return this.local.hit(key, limit, cost);
+    try {
+      const [count, ttl] = (await (
+        this.redis as unknown as { daybookHit(k: string, c: number, w: number): Promise<[number, number]> }
+      ).daybookHit(`${this.keyPrefix}${key}`, cost, WINDOW_MS)) as [number, number];
+      if (!this.usingRedis) {
+        this.usingRedis = true;
+        this.onFallback(true);
+      }
+      return result(count, limit, ttl);
+    } catch (err) {
+      if (this.usingRedis) {
+        this.usingRedis = false;
+        this.onFallback(false, (err as Error).message);
+      }
+      return this.local.hit(key, limit, cost);
+    }
   }
 
   async ping(): Promise<void> {

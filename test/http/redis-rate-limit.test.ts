@@ -87,3 +87,22 @@ forEachDialect('rate limits shared through Redis', (dialect) => {
     }
   });
 });
+
+forEachDialect('rate limits while Redis is unreachable', (dialect) => {
+  test('requests are neither held up nor failed: the process counts on its own', async () => {
+    const changes: boolean[] = [];
+    // Nothing listens on port 1, so every Redis command fails at once.
+    const limiter = new RedisRateLimiter('redis://127.0.0.1:1', { timeoutMs: 300, onFallback: (usingRedis) => changes.push(usingRedis) });
+    const t = await createTestApp(dialect, { rateLimiter: limiter, config: { rateLimitPerMinute: 2 } });
+    try {
+      const started = Date.now();
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await call(t.app, 'GET', '/user', { key: KEYS.bob })).status);
+      assert.deepEqual(statuses, [200, 200, 429]);
+      assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
+      assert.deepEqual(changes, [false]);
+    } finally {
+      await t.close();
+    }
+  });
+});
