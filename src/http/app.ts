@@ -132,6 +132,12 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     return reply.code(500).send({ success: false, error: 'Internal Server Error' });
   });
 
+  // A request without a body is handled as `{}` on every route (after authentication, which
+  // runs on onRequest); a JSON `null` body is left to the schema and answered 400.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.method === 'POST') request.body = {};
+  });
+
   registerAuth(app, deps);
   // Before the routes, so that the OpenAPI document sees every one of them.
   await registerOpenApi(app);

@@ -64,10 +64,6 @@ const messageRoutes: RouteModule = (app, deps) => {
     {
       config: { scope: 'summaries:read' },
       schema: { summary: 'A formatted summary (parameters in the JSON body)', description, tags: ['summaries'], body: MessageParamsSchema, response: responses },
-      // No body at all means the defaults, like `{}`.
-      preValidation: async (request) => {
-        if (request.body === undefined) request.body = {};
-      },
     },
     (request) => answer(request.auth.user, request.body),
   );

@@ -1,5 +1,4 @@
 import type { RouteModule } from '../http/app.ts';
-import { emptyBodyAsObject } from '../http/empty-body.ts';
 import { LegacyProjectBody, LegacyResponse } from '../http/project-schemas.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { runLegacyOperation } from '../services/project-legacy.ts';
@@ -9,7 +8,6 @@ const legacyProjectRoutes: RouteModule = (app, deps) => {
     '/project',
     {
       config: { scope: 'projects:write', plan: 'core' },
-      preValidation: emptyBodyAsObject,
       schema: {
         summary: 'Deprecated operation-based project endpoint',
         description:

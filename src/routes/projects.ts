@@ -1,5 +1,4 @@
 import type { RouteModule } from '../http/app.ts';
-import { emptyBodyAsObject } from '../http/empty-body.ts';
 import { forbidden } from '../http/errors.ts';
 import {
   ProjectCreateBody,
@@ -58,7 +57,6 @@ const projectRoutes: RouteModule = (app, deps) => {
     '/projects',
     {
       config: { scope: 'projects:write', plan: 'core' },
-      preValidation: emptyBodyAsObject,
       schema: {
         summary: 'Create a project',
         description:
@@ -78,7 +76,6 @@ const projectRoutes: RouteModule = (app, deps) => {
     '/projects/:id',
     {
       config: { scope: 'projects:write', plan: 'core' },
-      preValidation: emptyBodyAsObject,
       schema: {
         summary: 'Update or archive a project',
         description:

@@ -38,10 +38,6 @@ const reportRoutes: RouteModule = (app, deps) => {
       // The schema documents the rows; the rows themselves are built to it. A schema-driven
       // serializer would have to try the union per row, many times slower on 90-day exports.
       serializerCompiler: () => (data) => JSON.stringify(data),
-      // No body at all is the empty-body default, like `{}`.
-      preValidation: async (request) => {
-        if (request.body === undefined) request.body = {};
-      },
     },
     async (request) => {
       const report = await buildReport(deps.storage.db, request.auth.user, request.body, deps.now());

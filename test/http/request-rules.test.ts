@@ -157,6 +157,16 @@ forEachDialect('bodies', (dialect) => {
     assert.match(bad.json.error, /includeArchived/);
   });
 
+  test('a POST without a body is handled as {}; a JSON null body is a 400', async () => {
+    const created = await t.app.inject({ method: 'POST', url: '/projects', headers: { 'x-api-key': KEYS.aliceAll } });
+    assert.equal(created.statusCode, 201);
+    assert.match(created.json().project.name, /^New Project \d{4}-\d{2}-\d{2}$/);
+    const res = await t.app.inject({
+      method: 'POST', url: '/projects', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json' }, payload: 'null',
+    });
+    assert.deepEqual([res.statusCode, res.json()], [400, { success: false, error: 'body must be of type object' }]);
+  });
+
   test('401 comes before 400: malformed JSON without a key is 401', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/report', headers: { 'content-type': 'application/json' }, payload: '{' });
     assert.equal(res.statusCode, 401);
