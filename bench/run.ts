@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { type DatasetFacts, dataDir, datasetFacts, ensureDataset } from './dataset.ts';
 import {
-  type LoadRequest, type Row, load, mb, printHeader, printRow, root, type ServerProcess, startDaybook, startProcess,
+  type LoadRequest, type LoadResult, type Row, load, mb, printHeader, printRow, root, type ServerProcess, startDaybook, startProcess,
 } from './harness.ts';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
@@ -45,6 +45,26 @@ async function withServer<T>(ctx: Context, fn: (server: ServerProcess) => Promis
   }
 }
 
+/** A scenario's row from one load run against `server`. */
+function loadRow(
+  name: string,
+  result: LoadResult,
+  server: ServerProcess,
+  fields: Pick<Row, 'ratio' | 'target'> & { note?: string },
+): Row {
+  const failures = result.non2xx || result.errors ? `${result.non2xx} non-2xx, ${result.errors} errors` : '';
+  return row(name, {
+    requests: result.requests,
+    rps: result.rps,
+    p50: result.p50,
+    p99: result.p99,
+    peakRssMb: mb(server.peakRss()),
+    ratio: fields.ratio,
+    target: fields.target,
+    note: [failures, fields.note ?? ''].filter(Boolean).join('; '),
+  });
+}
+
 const keyHeader = (key: string) => ({ 'x-api-key': key });
 const rangeEnd = (facts: DatasetFacts) => Math.ceil(facts.lastStart / DAY_MS) * DAY_MS;
 
@@ -72,18 +92,10 @@ async function latencyScenario(
     const rssBefore = server.rss();
     const result = await load(server.url, { connections: options.connections ?? 2, seconds: SECONDS, requests: [request] });
     const growth = mb(server.rss() - rssBefore);
-    return row(name, {
-      requests: result.requests,
-      rps: result.rps,
-      p50: result.p50,
-      p99: result.p99,
-      peakRssMb: mb(server.peakRss()),
+    return loadRow(name, result, server, {
       ratio: result.p50 / ceilingMs,
       target: `p50 ≤ ${ceilingMs} ms${options.rssCeilingMb ? `, RSS growth ≤ ${options.rssCeilingMb} MB` : ''}`,
-      note: [
-        result.non2xx || result.errors ? `${result.non2xx} non-2xx, ${result.errors} errors` : '',
-        options.rssCeilingMb ? `RSS growth ${growth} MB` : '',
-      ].filter(Boolean).join('; '),
+      note: options.rssCeilingMb ? `RSS growth ${growth} MB` : '',
     });
   });
 }
@@ -147,16 +159,7 @@ const scenarios: Record<string, Scenario> = {
         return { method: 'POST', path: '/search', headers: keyHeader(key), body: JSON.stringify({ query, days: 30 }) };
       };
       const result = await load(server.url, { connections: 2, seconds: SECONDS, pick });
-      return row('search', {
-        requests: result.requests,
-        rps: result.rps,
-        p50: result.p50,
-        p99: result.p99,
-        peakRssMb: mb(server.peakRss()),
-        ratio: result.p50 / 10,
-        target: 'p50 ≤ 10 ms',
-        note: result.non2xx || result.errors ? `${result.non2xx} non-2xx, ${result.errors} errors` : '',
-      });
+      return loadRow('search', result, server, { ratio: result.p50 / 10, target: 'p50 ≤ 10 ms' });
     }),
 
   async import(ctx) {
@@ -218,16 +221,7 @@ const scenarios: Record<string, Scenario> = {
         }
       };
       const result = await load(server.url, { connections: 50, seconds: SECONDS, pick });
-      return row('mixed', {
-        requests: result.requests,
-        rps: result.rps,
-        p50: result.p50,
-        p99: result.p99,
-        peakRssMb: mb(server.peakRss()),
-        ratio: result.rps / 3000,
-        target: '≥ 3000 req/s, p99 ≤ 50 ms',
-        note: `${result.non2xx} non-2xx, ${result.errors} errors`,
-      });
+      return loadRow('mixed', result, server, { ratio: result.rps / 3000, target: '≥ 3000 req/s, p99 ≤ 50 ms' });
     }),
 };
 
