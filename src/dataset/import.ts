@@ -5,9 +5,10 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, SqliteAdapter, type Transaction } from 'kysely';
 import { hashApiKey } from '../services/api-keys.ts';
 import { createLocalDateMemo, isValidLocalDate, isValidTimezone, localNoon } from '../lib/time.ts';
+import { DeferredActivityUpkeep, previousActivities } from '../storage/activity-bulk.ts';
 import type { Storage } from '../storage/database.ts';
 import {
   type ActivityRow, markChangedDays, recomputeLocalDates, refreshAutoTaskCreatedAt, upsertActivities,
@@ -68,6 +69,10 @@ class ImportSession {
   private readonly onProgress?: (records: number) => void;
   private applied = 0;
   private readonly localDateOf = createLocalDateMemo();
+  /** Whether `activities` held rows when the import began (else no activity is replaced). */
+  private hadActivities = true;
+  /** SQLite: search index and rollups caught up set-wise while activities are written. */
+  private deferred: DeferredActivityUpkeep | null = null;
 
   constructor(trx: Db, now: number, onProgress?: (records: number) => void) {
     this.trx = trx;
@@ -88,6 +93,7 @@ class ImportSession {
     for (const p of await this.trx.selectFrom('portfolios').select('id').execute()) this.portfolios.add(p.id);
     for (const c of await this.trx.selectFrom('categories').select('id').execute()) this.categories.add(c.id);
     for (const p of await this.trx.selectFrom('projects').select('id').execute()) this.projects.add(p.id);
+    this.hadActivities = (await this.trx.selectFrom('activities').select('id').limit(1).execute()).length > 0;
   }
 
   /** Checks a record's references and queues it. `where` names the record in errors. */
@@ -224,6 +230,14 @@ class ImportSession {
     this.pending = [];
     this.pendingKeys.clear();
     if (!type || records.length === 0) return;
+    // Other records may change activities (a task's project, a user's zone) through the
+    // triggers: the deferred upkeep ends before them.
+    if (type !== 'activity') {
+      await this.endDeferredUpkeep();
+      if (this.counts.activity > 0) this.hadActivities = true;
+    } else if (!this.deferred && this.trx.getExecutor().adapter instanceof SqliteAdapter) {
+      this.deferred = await DeferredActivityUpkeep.begin(this.trx, !this.hadActivities);
+    }
     switch (type) {
       case 'user':
         await this.writeUsers(records as UserRecord[]);
@@ -436,7 +450,17 @@ class ImportSession {
         local_date: localDate,
       });
     }
+    // A replaced activity may leave its day: that day changed too.
+    const previous = this.hadActivities ? await previousActivities(this.trx, rows.map((r) => r.id)) : [];
+    for (const p of previous) this.changedDays.add(`${p.user_id}\u0000${p.local_date}`);
+    await this.deferred?.beforeWrite(rows, previous);
     await upsertActivities(this.trx, rows);
+  }
+
+  private async endDeferredUpkeep(): Promise<void> {
+    const deferred = this.deferred;
+    this.deferred = null;
+    await deferred?.end();
   }
 
   private async writeDayComments(records: DayCommentRecord[]): Promise<void> {
@@ -479,6 +503,7 @@ class ImportSession {
   /** `committedAt` stamps the changed days: a summary built while this import ran is stale. */
   async finish(committedAt: number): Promise<void> {
     await this.flush();
+    await this.endDeferredUpkeep();
     await refreshAutoTaskCreatedAt(this.trx);
     await markChangedDays(
       this.trx,

@@ -48,8 +48,11 @@ const SOURCES = [
   },
 ] as const;
 
-/** The scope word of a row: kind letter, user id in hex, "d", UTC day (see storage/search.ts). */
-function scopeOf(row: string, letter: string, time: string): string {
+/**
+ * The scope word of a row: kind letter, user id in hex, "d", UTC day (see storage/search.ts).
+ * Also used by the importer's set-wise indexing (storage/activity-bulk.ts).
+ */
+export function scopeOf(row: string, letter: string, time: string): string {
   return `'${letter}' || hex(${row}.user_id) || 'd' || strftime('%Y%m%d', ${row}.${time} / 1000, 'unixepoch')`;
 }
 

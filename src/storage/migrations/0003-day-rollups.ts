@@ -19,10 +19,11 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
 // biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema of their day
 type Db = Kysely<any>;
 
-const KEY = 'user_id, local_date, project_key, category_key, task_key';
+// KEY and keyOf are also used by the importer's set-wise upkeep (storage/activity-bulk.ts).
+export const KEY = 'user_id, local_date, project_key, category_key, task_key';
 
 /** The rollup key of an activity row (`new`, `old`, or a table alias) in key-column order. */
-const keyOf = (row: string) =>
+export const keyOf = (row: string) =>
   `${row}.user_id, ${row}.local_date, coalesce(${row}.effective_project_id, ''), coalesce(${row}.category_id, ''), coalesce(${row}.task_id, '')`;
 
 /** Matches a day_rollups row `r` to the key of activity row `row`. */
