@@ -62,15 +62,20 @@ class ImportSession {
   private projects = new Set<string>();
   private tasks = new Map<string, { userId: string; projectId: string | null }>();
   private changedDays = new Set<string>();
-  private pendingType: RecordType | null = null;
-  private pending: unknown[] = [];
+  /**
+   * Records waiting to be written, by type. Files interleave types (a day's tasks, then its
+   * activities): each type fills its own batch, and a flush writes every type in dependency
+   * order, so references are written before the records that hold them.
+   */
+  private readonly pending = new Map<RecordType, unknown[]>(RECORD_TYPES.map((t) => [t, []]));
   /** Keys of the pending records: a repeated record flushes first, so the later version wins. */
-  private pendingKeys = new Set<string>();
+  private readonly pendingKeys = new Map<RecordType, Set<string>>(RECORD_TYPES.map((t) => [t, new Set()]));
   private readonly onProgress?: (records: number) => void;
   private applied = 0;
   private readonly localDateOf = createLocalDateMemo();
   /** Whether `activities` held rows when the import began (else no activity is replaced). */
   private hadActivities = true;
+  private activitiesWritten = false;
   /** SQLite: search index and rollups caught up set-wise while activities are written. */
   private deferred: DeferredActivityUpkeep | null = null;
 
@@ -99,13 +104,14 @@ class ImportSession {
   /** Checks a record's references and queues it. `where` names the record in errors. */
   async add(type: RecordType, record: unknown, where: string): Promise<void> {
     const key = recordKey(type, record);
-    if (this.pendingType !== type || this.pendingKeys.has(key)) await this.flush();
-    this.pendingType = type;
+    const keys = this.pendingKeys.get(type)!;
+    if (keys.has(key)) await this.flush();
     await this.check(type, record, where);
-    this.pending.push(record);
-    this.pendingKeys.add(key);
+    const pending = this.pending.get(type)!;
+    pending.push(record);
+    keys.add(key);
     this.counts[type]++;
-    if (this.pending.length >= BATCH) await this.flush();
+    if (pending.length >= BATCH) await this.flush();
   }
 
   private refError(where: string, field: string, kind: string, id: string): never {
@@ -127,7 +133,11 @@ class ImportSession {
   }
 
   private rememberTask(id: string, userId: string, projectId: string | null) {
-    if (this.tasks.size >= TASK_CACHE_LIMIT) this.tasks.clear();
+    if (this.tasks.size >= TASK_CACHE_LIMIT) {
+      this.tasks.clear();
+      // Pending tasks are not in the database yet: they must stay known.
+      for (const t of this.pending.get('task') as TaskRecord[]) this.tasks.set(t.id, { userId: t.userId, projectId: t.projectId ?? null });
+    }
     const entry = { userId, projectId };
     this.tasks.set(id, entry);
     return entry;
@@ -180,6 +190,8 @@ class ImportSession {
         this.requireUser(where, 'userId', t.userId);
         if (!isValidLocalDate(t.date)) throw new ImportError(`${where}: date: "${t.date}" is not a calendar date`);
         if (t.projectId && !this.projects.has(t.projectId)) this.refError(where, 'projectId', 'project', t.projectId);
+        // Known from here on: activities after it may refer to it before it is written.
+        this.rememberTask(t.id, t.userId, t.projectId ?? null);
         return;
       }
       case 'activity': {
@@ -224,18 +236,22 @@ class ImportSession {
     }
   }
 
+  /** Writes every pending record, type by type in dependency order. */
   async flush(): Promise<void> {
-    const type = this.pendingType;
-    const records = this.pending;
-    this.pending = [];
-    this.pendingKeys.clear();
-    if (!type || records.length === 0) return;
-    // Other records may change activities (a task's project, a user's zone) through the
-    // triggers: the deferred upkeep ends before them.
-    if (type !== 'activity') {
+    for (const type of RECORD_TYPES) {
+      const records = this.pending.get(type)!;
+      if (records.length === 0) continue;
+      this.pending.set(type, []);
+      this.pendingKeys.get(type)!.clear();
+      await this.write(type, records);
+    }
+  }
+
+  private async write(type: RecordType, records: unknown[]): Promise<void> {
+    if (type === 'user') {
+      // A user's new zone moves their activities' local days through the triggers.
       await this.endDeferredUpkeep();
-      if (this.counts.activity > 0) this.hadActivities = true;
-    } else if (!this.deferred && this.trx.getExecutor().adapter instanceof SqliteAdapter) {
+    } else if (type === 'activity' && !this.deferred && this.trx.getExecutor().adapter instanceof SqliteAdapter) {
       this.deferred = await DeferredActivityUpkeep.begin(this.trx, !this.hadActivities);
     }
     switch (type) {
@@ -417,7 +433,17 @@ class ImportSession {
       this.rememberTask(t.id, t.userId, projectId);
       this.changedDays.add(`${t.userId}\u0000${t.date}`);
       if (before.has(t.id) && before.get(t.id) !== projectId) {
-        // Activities without their own project follow their task's project.
+        // Activities without their own project follow their task's project: their days'
+        // project totals (rollups, summaries) change.
+        const days = await this.trx
+          .selectFrom('activities')
+          .select(['user_id', 'local_date'])
+          .distinct()
+          .where('task_id', '=', t.id)
+          .where('project_id', 'is', null)
+          .execute();
+        for (const d of days) this.changedDays.add(`${d.user_id}\u0000${d.local_date}`);
+        this.deferred?.touch(days);
         await this.trx
           .updateTable('activities')
           .set({ effective_project_id: projectId })
@@ -455,12 +481,15 @@ class ImportSession {
     for (const p of previous) this.changedDays.add(`${p.user_id}\u0000${p.local_date}`);
     await this.deferred?.beforeWrite(rows, previous);
     await upsertActivities(this.trx, rows);
+    this.activitiesWritten = true;
   }
 
   private async endDeferredUpkeep(): Promise<void> {
     const deferred = this.deferred;
     this.deferred = null;
     await deferred?.end();
+    // A later deferred write no longer starts from an empty table.
+    if (this.activitiesWritten) this.hadActivities = true;
   }
 
   private async writeDayComments(records: DayCommentRecord[]): Promise<void> {

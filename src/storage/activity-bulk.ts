@@ -96,6 +96,11 @@ export class DeferredActivityUpkeep {
       .execute(this.db);
   }
 
+  /** Rows changed by other statements while deferred (a task's project): their days are summed again. */
+  touch(days: { user_id: string; local_date: string }[]): void {
+    for (const d of days) this.days.add(`${d.user_id}\u0000${d.local_date}`);
+  }
+
   /** Brings rollups and the search index up to date and puts the triggers back. */
   async end(): Promise<void> {
     await this.catchUpRollups();

@@ -170,6 +170,20 @@ forEachDialect('bulk import upkeep', (dialect) => {
     }
   });
 
+  test("a task moved to another project after a full batch of activities moves its activities' minutes", async () => {
+    const r = random(5);
+    const moved = await database.storage.db
+      .selectFrom('activities').select('id').where('task_id', '=', 'k_u_one_1').where('project_id', 'is', null).execute();
+    assert.ok(moved.length > 0, 'the task has activities that follow its project');
+    const lines = [
+      // More than one batch of another user's activities: the task comes while they are written.
+      ...Array.from({ length: 600 }, (_, i) => activity(r, `b_${i}`, 'u_two')),
+      JSON.stringify({ type: 'task', id: 'k_u_one_1', userId: 'u_one', date: '2026-10-02', title: 'Moved', projectId: 'p_b' }),
+    ];
+    await importDataset(database.storage, files.write('task-moves.ndjson', lines.join('\n')), { now });
+    await assertConsistent('after the task moved');
+  });
+
   test('a small import into a large table rewrites one activity', async () => {
     const line = JSON.stringify({
       type: 'activity', id: 'a_5', userId: 'u_one', start: '2026-10-20T10:00:00Z', durationMinutes: 10, headline: 'zebra crossing', description: null,
