@@ -1,5 +1,5 @@
 /** Write-side upkeep of activity data shared by import and account changes. */
-import { CompiledQuery, type Insertable, type Kysely, sql, type Transaction } from 'kysely';
+import { CompiledQuery, type Insertable, type Kysely, PostgresAdapter, sql, type Transaction } from 'kysely';
 import { localDateOf } from '../lib/time.ts';
 import type { ActivitiesTable, Database } from './schema.ts';
 
@@ -47,9 +47,26 @@ function activityUpsertSql(db: Db, rows: number): string {
   return text;
 }
 
+/** PostgreSQL types of ACTIVITY_COLUMNS, for the arrays of the unnest upsert. */
+const POSTGRES_TYPES = ['text', 'text', 'bigint', 'double precision', 'text', 'text', 'text', 'text', 'text', 'text', 'text'];
+
+/**
+ * PostgreSQL: one array parameter per column, spread back into rows by unnest. The same
+ * statement text for every batch size, and 11 parameters instead of 11 per row, which the
+ * server parses and plans far faster than a VALUES list of thousands of placeholders.
+ */
+const POSTGRES_UPSERT = `insert into activities (${ACTIVITY_COLUMNS.join(', ')})
+  select * from unnest(${ACTIVITY_COLUMNS.map((_, i) => `$${i + 1}::${POSTGRES_TYPES[i]}[]`).join(', ')})
+  on conflict (id) do update set ${ACTIVITY_COLUMNS.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}`;
+
 /** Inserts or replaces activities by id (rows must have distinct ids). */
 export async function upsertActivities(db: Db, rows: ActivityRow[]): Promise<void> {
   if (rows.length === 0) return;
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    const columns = ACTIVITY_COLUMNS.map((column) => rows.map((row) => row[column] ?? null));
+    await db.executeQuery(CompiledQuery.raw(POSTGRES_UPSERT, columns));
+    return;
+  }
   const parameters: unknown[] = [];
   for (const row of rows) for (const column of ACTIVITY_COLUMNS) parameters.push(row[column] ?? null);
   await db.executeQuery(CompiledQuery.raw(activityUpsertSql(db, rows.length), parameters));
