@@ -2,23 +2,65 @@
  * Activity rows (decisions §4.3): one per activity of the caller, `activity:<id>`, or
  * `minute:<id>` when asked for by the legacy level name. Never team rows.
  *
- * A 90-day export holds thousands of rows: each is built as one object straight from the
- * stored activity, and sorted in place, so a request keeps no second copy of its rows.
+ * A 90-day export holds thousands of rows (several MB of JSON). They are read from the
+ * database already in the order of the response, one at a time, and each is written as JSON
+ * straight into UTF-8 Buffer chunks, so a request holds neither its rows as objects nor its body
+ * as one string: the V8 heap sees one row at a time, and the body lives outside it.
  */
+import { Utf8Chunks } from '../lib/utf8-chunks.ts';
 import { localTimeFormatter, offsetAt } from '../lib/time.ts';
-import type { ActivityDetail } from '../storage/reports.ts';
+import type { Storage } from '../storage/database.ts';
+import { type ActivityDetail, type ActivityOrder, eachActivity } from '../storage/reports.ts';
 import type { ReportRequest } from './report-request.ts';
 import type { ActivityRow } from './report-rows.ts';
-import { compareText } from './report-tally.ts';
 
 const DAY_MS = 86_400_000;
 
-export function buildActivityRows(request: ReportRequest, timezone: string, activities: ActivityDetail[]): ActivityRow[] {
+/** A whole response body, `{"success":true,"rowCount":N,"rows":[…]}`, encoded as UTF-8. */
+export class EncodedReport {
+  readonly chunks: Buffer[];
+  readonly byteLength: number;
+
+  constructor(chunks: Buffer[], byteLength: number) {
+    this.chunks = chunks;
+    this.byteLength = byteLength;
+  }
+}
+
+/**
+ * The activity report of `user` as the bytes of `JSON.stringify({success: true, rowCount,
+ * rows})` with the rows of decisions §4.3 in the order of §4.9: the same text, key for key and
+ * escape for escape. The rows are counted as they are written and the head is put in front
+ * last; they come from one query on one snapshot, so the count is theirs.
+ */
+export async function encodeActivityReport(
+  storage: Storage,
+  request: ReportRequest,
+  user: { id: string; timezone: string },
+  chunkBytes?: number,
+): Promise<EncodedReport> {
+  const toRow = activityRowBuilder(request, user.timezone);
+  const out = new Utf8Chunks(chunkBytes);
+  let rowCount = 0;
+  const order: ActivityOrder = request.sort ?? 'id';
+  const query = { userId: user.id, from: request.from, to: request.to, projectIds: request.projectIds ?? undefined };
+  await eachActivity(storage, query, order, (activity) => {
+    const json = JSON.stringify(toRow(activity));
+    out.write(rowCount === 0 ? json : `,${json}`);
+    rowCount++;
+  });
+  out.write(']}');
+  out.prepend(`{"success":true,"rowCount":${rowCount},"rows":[`);
+  const byteLength = out.byteLength;
+  return new EncodedReport(out.finish(), byteLength);
+}
+
+/** The row of one stored activity; the keys in the order of the response schema. */
+function activityRowBuilder(request: ReportRequest, timezone: string): (a: ActivityDetail) => ActivityRow {
   const localTime = localClock(timezone);
   const prefix = `${request.activityIdPrefix}:`;
-  const rows: ActivityRow[] = new Array(activities.length);
-  for (let i = 0; i < activities.length; i++) {
-    const a = activities[i]!;
+  const { includeProjects, includeCategories } = request;
+  return (a) => {
     const row: ActivityRow = {
       id: prefix + a.id,
       timestamp: a.start,
@@ -30,24 +72,16 @@ export function buildActivityRows(request: ReportRequest, timezone: string, acti
       task: a.taskTitle,
       task_id: a.taskId,
     };
-    if (request.includeProjects) {
+    if (includeProjects) {
       row.project = a.projectName;
       row.project_id = a.projectId;
     }
-    if (request.includeCategories) {
+    if (includeCategories) {
       row.category = a.categoryName;
       row.category_emoji = a.categoryEmoji;
     }
-    rows[i] = row;
-  }
-  return sortActivityRows(rows, request.sort);
-}
-
-/** decisions §4.9, as sortRows in report-context.ts, on the rows themselves. */
-function sortActivityRows(rows: ActivityRow[], sort: ReportRequest['sort']): ActivityRow[] {
-  if (sort === null) return rows.sort((a, b) => compareText(a.id, b.id));
-  const direction = sort === 'asc' ? 1 : -1;
-  return rows.sort((a, b) => direction * (a.timestamp - b.timestamp) || compareText(a.id, b.id));
+    return row;
+  };
 }
 
 /**

@@ -1,15 +1,17 @@
 /**
  * POST /report (api.md, decisions §4): checks the ids the caller names, gathers the time of
- * the people the report is about, and builds the rows of the requested level.
+ * the people the report is about, and builds the rows of the requested level. Activity rows,
+ * thousands in a long range, come as the encoded response body (report-activity.ts).
  */
 import type { Kysely } from 'kysely';
 import { ApiError } from '../http/errors.ts';
 import { localDateOf } from '../lib/time.ts';
 import { type MinuteGroup, lookupNames, sumMinutes } from '../storage/aggregates.ts';
-import { type ReportUser, activeMembersOf, activityDetails, dayCommentsBetween } from '../storage/reports.ts';
+import type { Storage } from '../storage/database.ts';
+import { type ReportUser, activeMembersOf, dayCommentsBetween } from '../storage/reports.ts';
 import type { Database } from '../storage/schema.ts';
 import { type Viewer, loadViewer, visibleProjectIds } from './project-access.ts';
-import { buildActivityRows } from './report-activity.ts';
+import { type EncodedReport, encodeActivityReport } from './report-activity.ts';
 import { type ReportContext, sortRows } from './report-context.ts';
 import { buildDayRows } from './report-day.ts';
 import { type NameLookup, ReportLabels } from './report-labels.ts';
@@ -24,40 +26,34 @@ export interface Report {
 }
 
 export async function buildReport(
-  db: Kysely<Database>,
+  storage: Storage,
   caller: ReportUser,
   body: ReportBody | undefined | null,
   now: number,
-): Promise<Report> {
+): Promise<Report | EncodedReport> {
+  const { db } = storage;
   const request = parseReportRequest(body, now);
   const viewer = await loadViewer(db, caller.id);
   await checkNamedIds(db, viewer, request);
+  if (request.level === 'activity') return encodeActivityReport(storage, request, caller);
 
-  let rows: ReportRow[];
-  if (request.level === 'activity') {
-    const activities = await activityDetails(db, {
-      userId: caller.id, from: request.from, to: request.to, projectIds: request.projectIds ?? undefined,
-    });
-    rows = buildActivityRows(request, caller.timezone, activities);
-  } else {
-    const people = request.teamIds ? await activeMembersOf(db, request.teamIds) : [caller];
-    const groups = await sumMinutes(db, {
-      userIds: people.map((p) => p.id), from: request.from, to: request.to, projectIds: request.projectIds ?? undefined,
-    });
-    const context: ReportContext = {
-      request,
-      labels: new ReportLabels(viewer, await namesOf(db, groups)),
-      people: new Map(people.map((p) => [p.id, p])),
-      team: request.teamIds !== null,
-    };
-    const timed =
-      request.level === 'day'
-        ? buildDayRows(context, groups, await commentsInRange(db, people, request))
-        : request.level === 'week'
-          ? buildWeekRows(context, groups)
-          : buildTaskRows(context, groups);
-    rows = sortRows(timed, request.sort);
-  }
+  const people = request.teamIds ? await activeMembersOf(db, request.teamIds) : [caller];
+  const groups = await sumMinutes(db, {
+    userIds: people.map((p) => p.id), from: request.from, to: request.to, projectIds: request.projectIds ?? undefined,
+  });
+  const context: ReportContext = {
+    request,
+    labels: new ReportLabels(viewer, await namesOf(db, groups)),
+    people: new Map(people.map((p) => [p.id, p])),
+    team: request.teamIds !== null,
+  };
+  const timed =
+    request.level === 'day'
+      ? buildDayRows(context, groups, await commentsInRange(db, people, request))
+      : request.level === 'week'
+        ? buildWeekRows(context, groups)
+        : buildTaskRows(context, groups);
+  const rows = sortRows(timed, request.sort);
   return { rowCount: rows.length, rows };
 }
 

@@ -4,7 +4,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import {
-  Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect, type SqliteDialectConfig,
+  Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect,
+  type SqliteDatabase as KyselySqliteDatabase,
 } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
@@ -16,7 +17,18 @@ export interface Storage {
   dialect: Dialect;
   /** A printable description of the database without credentials. */
   describe: string;
+  /**
+   * SQLite only: statements on the one connection, for a read that consumes its rows one at a
+   * time as SQLite steps (`iterate()`) instead of as one array. Use it only inside
+   * `db.connection().execute(…)`, which holds the connection so no transaction of another
+   * request is open on it, and consume synchronously.
+   */
+  sqlite?: SqliteStatements;
   close(): Promise<void>;
+}
+
+export interface SqliteStatements {
+  prepare(sql: string): SqliteDatabase.Statement;
 }
 
 // bigint columns (instants, counts) come back from pg as strings unless told otherwise;
@@ -51,10 +63,12 @@ export function openStorage(url: string): Storage {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('cache_size = -16384');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: keepingStatements(sqlite) }) });
+    const statements = keepingStatements(sqlite);
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
     return {
       db,
       dialect: 'sqlite',
+      sqlite: statements,
       describe: memory ? 'sqlite::memory:' : `sqlite:${file}`,
       close: () => db.destroy(),
     };
@@ -70,7 +84,7 @@ const STATEMENT_CACHE_SIZE = 256;
  * queries). Keeping the most recent statements saves that work. A statement still being
  * iterated cannot run twice at once, so a busy one is never handed out again.
  */
-function keepingStatements(sqlite: SqliteDatabase.Database): SqliteDialectConfig['database'] {
+function keepingStatements(sqlite: SqliteDatabase.Database): KyselySqliteDatabase & SqliteStatements {
   const statements = new Map<string, SqliteDatabase.Statement>();
   return {
     close: () => sqlite.close(),

@@ -4,7 +4,8 @@
  * Every activity query is bounded by user and start, so it runs on the (user_id, start) index
  * and never reads other users' rows.
  */
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { Storage } from './database.ts';
 import type { Database, UsersTable } from './schema.ts';
 
 /** The user fields a report needs to bucket and label a person's time. */
@@ -78,11 +79,61 @@ export interface ActivityDetailQuery {
   projectIds?: string[];
 }
 
-/** One user's activities starting in [from, to), with their task, project and category names. */
-export async function activityDetails(db: Kysely<Database>, q: ActivityDetailQuery): Promise<ActivityDetail[]> {
-  if (q.projectIds && q.projectIds.length === 0) return [];
-  // Selected under the names of ActivityDetail: the rows are returned as they come, without
-  // a copy per activity (90-day exports hold thousands).
+/**
+ * Order of activity rows (decisions §4.9): `asc`/`desc` by start, ties by id ascending; `id` by
+ * id alone. Ids are ASCII (`^[A-Za-z0-9_.:-]+$`), so SQLite's binary order and PostgreSQL's
+ * `COLLATE "C"` are the plain code-unit order of the rows' ids (their prefix is constant),
+ * whatever collation a PostgreSQL database was created with.
+ */
+export type ActivityOrder = 'asc' | 'desc' | 'id';
+
+/** Rows per FETCH from the PostgreSQL cursor of eachActivity. */
+export const ACTIVITY_FETCH_ROWS = 500;
+
+/**
+ * One user's activities starting in [from, to), with their task, project and category names,
+ * handed to `visit` one at a time in `order`, so that no caller holds all of them at once (a
+ * 90-day export has thousands). One query, sorted once by the database, read from one snapshot:
+ * - SQLite: the statement's rows are consumed as SQLite steps through them (`iterate()`),
+ *   synchronously, while this request holds the one connection;
+ * - PostgreSQL: a cursor in a repeatable read, read only transaction, fetched a few hundred
+ *   rows at a time.
+ * `visit` runs while the connection is held and must only do its own synchronous work.
+ */
+export async function eachActivity(
+  storage: Storage,
+  q: ActivityDetailQuery,
+  order: ActivityOrder,
+  visit: (activity: ActivityDetail) => void,
+  fetchRows = ACTIVITY_FETCH_ROWS,
+): Promise<void> {
+  if (q.projectIds && q.projectIds.length === 0) return;
+  const { sqlite } = storage;
+  if (sqlite) {
+    const { sql: text, parameters } = activityQuery(storage.db, q, order, 'sqlite').compile();
+    await storage.db.connection().execute(async () => {
+      for (const row of sqlite.prepare(text).iterate(parameters as unknown[])) visit(row as ActivityDetail);
+    });
+    return;
+  }
+  await storage.db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .setAccessMode('read only')
+    .execute(async (trx) => {
+      await sql`declare activity_rows no scroll cursor for ${activityQuery(trx, q, order, 'postgres')}`.execute(trx);
+      for (;;) {
+        const { rows } = await sql<ActivityDetail>`fetch forward ${sql.lit(fetchRows)} from activity_rows`.execute(trx);
+        for (const row of rows) visit(row);
+        if (rows.length < fetchRows) break;
+      }
+      await sql`close activity_rows`.execute(trx);
+    });
+}
+
+function activityQuery(db: Kysely<Database>, q: ActivityDetailQuery, order: ActivityOrder, dialect: Storage['dialect']) {
+  const id = dialect === 'postgres' ? sql<string>`a.id collate "C"` : sql<string>`a.id`;
+  // Selected under the names of ActivityDetail: the rows are handed on as they come.
   let query = db
     .selectFrom('activities as a')
     .leftJoin('tasks as t', 't.id', 'a.task_id')
@@ -103,9 +154,7 @@ export async function activityDetails(db: Kysely<Database>, q: ActivityDetailQue
     ])
     .where('a.user_id', '=', q.userId)
     .where('a.start', '>=', q.from)
-    .where('a.start', '<', q.to)
-    .orderBy('a.start')
-    .orderBy('a.id');
+    .where('a.start', '<', q.to);
   if (q.projectIds) query = query.where('a.effective_project_id', 'in', q.projectIds);
-  return query.execute();
+  return order === 'id' ? query.orderBy(id) : query.orderBy('a.start', order).orderBy(id);
 }
