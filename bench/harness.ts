@@ -58,7 +58,9 @@ async function waitUntilUp(url: string, child: ChildProcess, output: () => strin
 export async function startProcess(script: string, args: string[], env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
   let output = '';
-  const child = spawn('bash', [join(root, 'scripts/node.sh'), script, ...args], {
+  // A TypeScript file runs on the project's Node; anything else is a bash script (bin/daybook).
+  const command = script.endsWith('.ts') ? [join(root, 'scripts/node.sh'), script, ...args] : [join(root, script), ...args];
+  const child = spawn('bash', command, {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -87,8 +89,18 @@ export async function startProcess(script: string, args: string[], env: Record<s
 }
 
 /** A Daybook server on `databaseUrl` with rate limits and background work out of the way. */
+/**
+ * `daybook serve` on `databaseUrl`. BENCH_PROFILE_DIR: write a CPU profile of the server (node
+ * --cpu-prof) to that folder; BENCH_SERVER_NODE_OPTIONS: more Node options for the server only.
+ */
 export function startDaybook(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  return startProcess('src/cli.ts', ['serve'], {
+  const profile = process.env.BENCH_PROFILE_DIR;
+  const nodeOptions = [profile ? `--cpu-prof --cpu-prof-dir=${profile}` : '', process.env.BENCH_SERVER_NODE_OPTIONS ?? '']
+    .filter(Boolean)
+    .join(' ');
+  // Through bin/daybook, with the Node flags users get.
+  return startProcess('bin/daybook', ['serve'], {
+    ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
     DAYBOOK_DATABASE_URL: databaseUrl,
     DAYBOOK_RATE_LIMIT_PER_MINUTE: '1000000000',
     DAYBOOK_AUTH_FAILURES_PER_MINUTE: '1000000000',

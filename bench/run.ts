@@ -35,9 +35,7 @@ function row(scenario: string, fields: Partial<Row> & Pick<Row, 'target'>): Row 
 }
 
 async function withServer<T>(ctx: Context, fn: (server: ServerProcess) => Promise<T>): Promise<T> {
-  // BENCH_PROFILE_DIR: write a CPU profile of the server (node --cpu-prof) to that folder.
-  const profile = process.env.BENCH_PROFILE_DIR;
-  const server = await startDaybook(ctx.databaseUrl, profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profile}` } : {});
+  const server = await startDaybook(ctx.databaseUrl);
   try {
     return await fn(server);
   } finally {
