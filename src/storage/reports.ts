@@ -121,6 +121,8 @@ export async function eachActivity(
     .setIsolationLevel('repeatable read')
     .setAccessMode('read only')
     .execute(async (trx) => {
+      // Plan the cursor as the plain query would be: all its rows are read, and soon.
+      await sql`set local cursor_tuple_fraction = 1`.execute(trx);
       await sql`declare activity_rows no scroll cursor for ${activityQuery(trx, q, order, 'postgres')}`.execute(trx);
       for (;;) {
         const { rows } = await sql<ActivityDetail>`fetch forward ${sql.lit(fetchRows)} from activity_rows`.execute(trx);
@@ -133,10 +135,11 @@ export async function eachActivity(
 
 function activityQuery(db: Kysely<Database>, q: ActivityDetailQuery, order: ActivityOrder, dialect: Storage['dialect']) {
   const id = dialect === 'postgres' ? sql<string>`a.id collate "C"` : sql<string>`a.id`;
-  // Selected under the names of ActivityDetail: the rows are handed on as they come.
+  // Selected under the names of ActivityDetail: the rows are handed on as they come. The task
+  // title is a lookup per row rather than a join: joined, PostgreSQL hashes the whole tasks
+  // table for a few thousand rows (70 ms instead of 20 on the benchmark's 90 days).
   let query = db
     .selectFrom('activities as a')
-    .leftJoin('tasks as t', 't.id', 'a.task_id')
     .leftJoin('projects as p', 'p.id', 'a.effective_project_id')
     .leftJoin('categories as c', 'c.id', 'a.category_id')
     .select([
@@ -146,7 +149,7 @@ function activityQuery(db: Kysely<Database>, q: ActivityDetailQuery, order: Acti
       'a.headline',
       'a.description',
       'a.task_id as taskId',
-      't.title as taskTitle',
+      (eb) => eb.selectFrom('tasks as t').select('t.title').whereRef('t.id', '=', 'a.task_id').as('taskTitle'),
       'a.effective_project_id as projectId',
       'p.name as projectName',
       'c.name as categoryName',
