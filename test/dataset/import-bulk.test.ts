@@ -216,6 +216,23 @@ forEachDialect('bulk import upkeep', (dialect) => {
     await assertConsistent('after a failed import');
   });
 
+  if (dialect === 'postgres') {
+    test('an import of 10,000 records or more leaves the planner statistics fresh', async () => {
+      const analyzed = async () =>
+        (await sql<{ at: Date | null }>`select last_analyze as at from pg_stat_user_tables where relname = 'activities'`.execute(database.storage.db)).rows[0]!.at;
+      const r = random(6);
+      const small = Array.from({ length: 50 }, (_, i) => activity(r, `c_${i}`));
+      await importDataset(database.storage, files.write('small.ndjson', small.join('\n')), { now });
+      const before = await analyzed();
+      const large = Array.from({ length: 10_000 }, (_, i) => activity(r, `d_${i}`));
+      await importDataset(database.storage, files.write('large.ndjson', large.join('\n')), { now });
+      const after = await analyzed();
+      assert.ok(after !== null, 'activities analyzed after the large import');
+      assert.ok(before === null || after.getTime() > before.getTime(), 'analyzed again by the large import, not the small one');
+      await assertConsistent('after a large import');
+    });
+  }
+
   test('after an import, writes outside the importer still keep rollups and index', async () => {
     await sql`update activities set duration_minutes = 33, headline = 'quokka sighting' where id = 'a_9'`.execute(database.storage.db);
     await sql`delete from activities where id = 'a_10'`.execute(database.storage.db);
