@@ -3,7 +3,7 @@
  * user, local day, project, category and task, for activities whose start lies in [from, to).
  * Callers shape these groups into day/week/task rows or period summaries.
  */
-import { type Kysely, PostgresAdapter, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { type Kysely, PostgresAdapter, type SelectQueryBuilder, sql } from 'kysely';
 import { addDays, firstInstantOfLocalDay, localDateOf } from '../lib/time.ts';
 import type { Database } from './schema.ts';
 
@@ -159,8 +159,8 @@ export async function lookupNames(
   if (projectIds.size > 0) {
     for (const p of await db
       .selectFrom('projects')
-      .select(['id', 'name', 'team_id', 'created_by', 'private', 'confidential'])
-      .where(idIn(db, projectIds))
+      .$call(withIds(db, 'projects', projectIds))
+      .select(['projects.id', 'projects.name', 'projects.team_id', 'projects.created_by', 'projects.private', 'projects.confidential'])
       .execute()) {
       projects.set(p.id, {
         id: p.id,
@@ -173,15 +173,19 @@ export async function lookupNames(
     }
   }
   if (categoryIds.size > 0) {
-    for (const c of await db.selectFrom('categories').select(['id', 'name', 'emoji']).where(idIn(db, categoryIds)).execute()) {
+    for (const c of await db
+      .selectFrom('categories')
+      .$call(withIds(db, 'categories', categoryIds))
+      .select(['categories.id', 'categories.name', 'categories.emoji'])
+      .execute()) {
       categories.set(c.id, c);
     }
   }
   if (taskIds.size > 0) {
     for (const t of await db
       .selectFrom('tasks')
-      .select(['id', 'user_id', 'title', 'date', 'project_id', 'visible'])
-      .where(idIn(db, taskIds))
+      .$call(withIds(db, 'tasks', taskIds))
+      .select(['tasks.id', 'tasks.user_id', 'tasks.title', 'tasks.date', 'tasks.project_id', 'tasks.visible'])
       .execute()) {
       tasks.set(t.id, {
         id: t.id,
@@ -197,12 +201,25 @@ export async function lookupNames(
 }
 
 /**
- * `id` is one of `ids`, with the list as one parameter: a year of a busy user names thousands
- * of tasks, and a statement with one placeholder per id costs more to build, send and plan
- * than the lookups themselves (PostgreSQL: an array; SQLite: a JSON array).
+ * Only the rows of `table` whose id is one of `ids`, the list joined to the table as one
+ * parameter (PostgreSQL: an array, SQLite: a JSON array), so each id is looked up by the primary
+ * key as it is read. A year of a busy user, or 90 days of a team, names thousands of tasks: one
+ * placeholder per id costs more to build, send and plan than the lookups, and PostgreSQL's
+ * `id = any($1)` first sorts the whole list under the column's collation (33 ms for 2,500 tasks
+ * of a team, against 5 ms joined).
  */
-function idIn(db: Kysely<Database>, ids: Set<string>): RawBuilder<SqlBool> {
+function withIds<QB extends SelectQueryBuilder<Database, 'projects' | 'categories' | 'tasks', object>>(
+  db: Kysely<Database>,
+  table: 'projects' | 'categories' | 'tasks',
+  ids: Set<string>,
+): (query: QB) => QB {
   const list = [...ids];
-  if (db.getExecutor().adapter instanceof PostgresAdapter) return sql<SqlBool>`id = any(${list}::text[])`;
-  return sql<SqlBool>`id in (select value from json_each(${JSON.stringify(list)}))`;
+  const wanted =
+    db.getExecutor().adapter instanceof PostgresAdapter
+      ? sql<{ value: string }>`unnest(${list}::text[]) as wanted(value)`
+      : sql<{ value: string }>`json_each(${JSON.stringify(list)}) as wanted`;
+  return (query) =>
+    query.innerJoin(wanted as never, (join) =>
+      join.onRef(sql.ref('wanted.value') as never, '=', sql.ref(`${table}.id`) as never),
+    ) as unknown as QB;
 }
