@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { exportDataset } from '../dataset/export.ts';
 import { ImportError, importDataset } from '../dataset/import.ts';
 import { UsageError, withStorage } from './context.ts';
+import { collectGarbageEvery } from '../lib/heap.ts';
 
 export function register(program: Command): void {
   program
@@ -20,11 +21,13 @@ export function register(program: Command): void {
         ? new SingleBar({ format: 'importing {value} records | {rate} records/s | {duration}s', stream: process.stderr })
         : null;
       const started = Date.now();
+      const collect = collectGarbageEvery(200_000);
       bar?.start(0, 0, { rate: 0 });
       try {
         const counts = await withStorage((storage) =>
           importDataset(storage, file, {
             onProgress: (n) => {
+              collect(n);
               const seconds = (Date.now() - started) / 1000;
               bar?.setTotal(n);
               bar?.update(n, { rate: Math.round(n / Math.max(seconds, 0.001)) });

@@ -7,6 +7,7 @@ import { type DemoCounts, writeDemoJson, writeDemoNdjson } from '../demo/generat
 import { importDemo } from '../demo/import-demo.ts';
 import { type DemoKey, type DemoOptions, buildWorkspace } from '../demo/workspace.ts';
 import { UsageError, withStorage } from './context.ts';
+import { collectGarbageEvery } from '../lib/heap.ts';
 
 function wholeNumber(name: string, value: string, max: number): number {
   const n = Number(value);
@@ -53,7 +54,9 @@ export function register(program: Command): void {
         ? new SingleBar({ format: '{stage} {value} records | {duration}s', stream: process.stderr })
         : null;
       bar?.start(0, 0, { stage: 'generating' });
+      const collect = collectGarbageEvery(200_000);
       const progress = (stage: string, records: number) => {
+        if (stage === 'importing') collect(records);
         bar?.setTotal(records);
         bar?.update(records, { stage });
       };
