@@ -121,8 +121,6 @@ export async function eachActivity(
     .setIsolationLevel('repeatable read')
     .setAccessMode('read only')
     .execute(async (trx) => {
-      // Plan the cursor as the plain query would be: all its rows are read, and soon.
-      await sql`set local cursor_tuple_fraction = 1`.execute(trx);
       await sql`declare activity_rows no scroll cursor for ${activityQuery(trx, q, order, 'postgres')}`.execute(trx);
       for (;;) {
         const { rows } = await sql<ActivityDetail>`fetch forward ${sql.lit(fetchRows)} from activity_rows`.execute(trx);
