@@ -126,6 +126,9 @@ function buildPeople(options: DemoOptions): { users: UserRecord[]; people: Perso
   return { users, people };
 }
 
+/** Active members of the department team of workspaces with more people than this. */
+const DEPARTMENT_SIZE = 25;
+
 /** Builds everything but the days. Same options, same workspace. */
 export function buildWorkspace(options: DemoOptions): DemoWorkspace {
   const random = createRandom(`${options.seed}:workspace`);
@@ -223,6 +226,21 @@ export function buildWorkspace(options: DemoOptions): DemoWorkspace {
       addDays(earliest, Math.floor(options.days / 3)),
     );
     teamProjectsOf.set(teamId, workProjects);
+  }
+
+  // A department across squads, as larger workspaces have: the first DEPARTMENT_SIZE people, and
+  // the next one as a former member. It owns no projects, so a team report of it shows each
+  // member's time with the projects of other squads masked, the largest team report there is.
+  if (people.length > DEPARTMENT_SIZE) {
+    const active = people.slice(0, DEPARTMENT_SIZE);
+    teams.push({
+      id: 'team_engineering',
+      name: 'Engineering',
+      members: [
+        ...active.map((p, position) => ({ userId: p.id, status: 'active' as const, role: position === 0 ? ('admin' as const) : ('member' as const) })),
+        { userId: people[DEPARTMENT_SIZE]!.id, status: 'inactive' as const, role: 'member' as const },
+      ],
+    });
   }
 
   const categories: CategoryRecord[] = CATEGORIES.map((c) => ({ id: c.id, name: c.name, emoji: c.emoji }));

@@ -123,6 +123,19 @@ test('teams have an inactive member; portfolios are team and personal', async ()
   assert.ok(portfolios.some((p) => p.teamId) && portfolios.some((p) => p.teamId === null));
 });
 
+test('a workspace of more than 25 people has a 25-member department team across squads', async () => {
+  const teams = parse(await ndjson({ ...OPTIONS, users: 30, days: 2 })).filter((l) => l.type === 'team');
+  const activeOf = (t: Line) => t.members.filter((m: { status: string }) => m.status === 'active').map((m: { userId: string }) => m.userId);
+  const department = teams.find((t) => activeOf(t).length === 25);
+  assert.ok(department, `active members per team: ${teams.map((t) => activeOf(t).length).join(', ')}`);
+  assert.ok(department.members.some((m: { status: string }) => m.status === 'inactive'));
+  // Its members also belong to their own squads.
+  const squads = teams.filter((t) => t !== department);
+  assert.ok(activeOf(department).every((u: string) => squads.some((t) => activeOf(t).includes(u))));
+  // Smaller workspaces (the first-run demo) have squads only.
+  assert.ok((await ofType('team')).every((t) => activeOf(t).length < 25));
+});
+
 test('projects are team, personal, private, confidential and archived, in the allowed colors', async () => {
   const projects = await ofType('project');
   assert.ok(projects.some((p) => p.teamId));
