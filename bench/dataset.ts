@@ -33,6 +33,16 @@ export function run(command: string, args: string[], env: Record<string, string>
   });
 }
 
+/**
+ * The database the request scenarios run against: DAYBOOK_DATABASE_URL when it names
+ * PostgreSQL, else the SQLite file beside the dataset.
+ */
+export function benchDatabaseUrl(users: number, days: number, seed: number): string {
+  const url = process.env.DAYBOOK_DATABASE_URL ?? '';
+  if (url.startsWith('postgres')) return url;
+  return `sqlite:${join(dataDir, `bench-${users}x${days}-seed${seed}.db`)}`;
+}
+
 export async function ensureDataset(users: number, days: number, seed: number): Promise<string> {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, `demo-${users}x${days}-seed${seed}.ndjson`);

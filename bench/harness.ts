@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import type { LoadRequest } from './lib/requests.ts';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -108,13 +109,6 @@ export function startDaybook(databaseUrl: string, env: Record<string, string> = 
     DAYBOOK_DEMO: 'off',
     ...env,
   });
-}
-
-export interface LoadRequest {
-  method?: 'GET' | 'POST';
-  path: string;
-  headers?: Record<string, string>;
-  body?: string;
 }
 
 export interface LoadResult {

@@ -9,16 +9,16 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { type DatasetFacts, dataDir, datasetFacts, ensureDataset } from './dataset.ts';
+import { type DatasetFacts, benchDatabaseUrl, dataDir, datasetFacts, ensureDataset } from './dataset.ts';
 import {
-  type LoadRequest, type LoadResult, type Row, load, mb, printHeader, printRow, root, type ServerProcess, startDaybook, startProcess,
+  type LoadResult, type Row, load, mb, printHeader, printRow, root, type ServerProcess, startDaybook, startProcess,
 } from './harness.ts';
+import { type LoadRequest, keyHeader, mixedRequests, scenarioRequests } from './lib/requests.ts';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const DAYS = Number(process.env.BENCH_DAYS ?? 365);
 const SEED = Number(process.env.BENCH_SEED ?? 1);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const DAY_MS = 86_400_000;
 
 const databaseUrl = process.env.DAYBOOK_DATABASE_URL ?? '';
 const dialect = databaseUrl.startsWith('postgres') ? 'postgres' : 'sqlite';
@@ -63,17 +63,10 @@ function loadRow(
   });
 }
 
-const keyHeader = (key: string) => ({ 'x-api-key': key });
-const rangeEnd = (facts: DatasetFacts) => Math.ceil(facts.lastStart / DAY_MS) * DAY_MS;
-
-function reportRequest(key: string, level: string, days: number, facts: DatasetFacts, extra: object = {}): LoadRequest {
-  const to = rangeEnd(facts);
-  return {
-    method: 'POST',
-    path: '/report',
-    headers: keyHeader(key),
-    body: JSON.stringify({ dateRange: { from: to - days * DAY_MS, to }, aggregationLevel: level, ...extra }),
-  };
+function scenarioRequest(ctx: Context, name: string): LoadRequest {
+  const request = scenarioRequests(ctx.facts)[name];
+  if (!request) throw new Error(`${name}: the dataset has no team with a keyed active member`);
+  return request;
 }
 
 /** Measures one steady request shape and checks every answer was 2xx. */
@@ -131,19 +124,12 @@ const scenarios: Record<string, Scenario> = {
     });
   },
 
-  'report-day-year': (ctx) =>
-    latencyScenario('report-day-year', ctx, reportRequest(ctx.facts.keys[ctx.facts.heavyUser]!, 'day', 365, ctx.facts), 15),
+  'report-day-year': (ctx) => latencyScenario('report-day-year', ctx, scenarioRequest(ctx, 'report-day-year'), 15),
 
   'report-activity-90d': (ctx) =>
-    latencyScenario('report-activity-90d', ctx, reportRequest(ctx.facts.keys[ctx.facts.heavyUser]!, 'activity', 90, ctx.facts), 100, {
-      rssCeilingMb: 50,
-    }),
+    latencyScenario('report-activity-90d', ctx, scenarioRequest(ctx, 'report-activity-90d'), 100, { rssCeilingMb: 50 }),
 
-  'report-team': (ctx) => {
-    const team = ctx.facts.team;
-    if (!team) throw new Error('the dataset has no team with a keyed active member');
-    return latencyScenario('report-team', ctx, reportRequest(team.memberKey, 'day', 90, ctx.facts, { teamIds: [team.id] }), 50);
-  },
+  'report-team': (ctx) => latencyScenario('report-team', ctx, scenarioRequest(ctx, 'report-team'), 50),
 
   search: (ctx) =>
     withServer(ctx, async (server) => {
@@ -188,37 +174,9 @@ const scenarios: Record<string, Scenario> = {
 
   mixed: (ctx) =>
     withServer(ctx, async (server) => {
-      const users = ctx.facts.paidUsers;
-      const to = rangeEnd(ctx.facts);
-      // Summaries exist for days with tracked time: the dataset's last ten weekdays.
-      const workdays = Array.from({ length: 14 }, (_, i) => new Date(to - (i + 1) * DAY_MS))
-        .filter((d) => d.getUTCDay() !== 0 && d.getUTCDay() !== 6)
-        .slice(0, 10)
-        .map((d) => d.toISOString().slice(0, 10));
+      const next = mixedRequests(ctx.facts);
       let n = 0;
-      const pick = (): LoadRequest => {
-        n++;
-        const key = ctx.facts.keys[users[n % users.length]!]!;
-        const headers = keyHeader(key);
-        switch (n % 10) {
-          case 0:
-          case 1:
-          case 2:
-            return { method: 'POST', path: '/report', headers, body: JSON.stringify({ dateRange: { from: to - 7 * DAY_MS, to }, aggregationLevel: 'day' }) };
-          case 3:
-            return { method: 'POST', path: '/report', headers, body: JSON.stringify({ dateRange: { from: to - DAY_MS, to }, aggregationLevel: 'activity' }) };
-          case 4:
-          case 5:
-            return { path: `/message?date=${workdays[n % workdays.length]}&format=${n % 4 === 0 ? 'slack' : 'html'}`, headers };
-          case 6:
-            return { path: '/projects', headers };
-          case 7:
-            return { method: 'POST', path: '/search', headers, body: JSON.stringify({ query: ctx.facts.words[n % ctx.facts.words.length], days: 7 }) };
-          default:
-            return { path: '/user', headers };
-        }
-      };
-      const result = await load(server.url, { connections: 50, seconds: SECONDS, pick });
+      const result = await load(server.url, { connections: 50, seconds: SECONDS, pick: () => next(++n) });
       return loadRow('mixed', result, server, { ratio: result.rps / 3000, target: '≥ 3000 req/s, p99 ≤ 50 ms' });
     }),
 };
@@ -295,7 +253,7 @@ async function ensureBenchDatabase(facts: DatasetFacts): Promise<string> {
     await generateSummaries(databaseUrl);
     return databaseUrl;
   }
-  const file = join(dataDir, `bench-${USERS}x${DAYS}-seed${SEED}.db`);
+  const file = benchDatabaseUrl(USERS, DAYS, SEED).slice('sqlite:'.length);
   const marker = `${file}.imported`;
   if (!existsSync(marker)) {
     for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
