@@ -233,6 +233,25 @@ forEachDialect('bulk import upkeep', (dialect) => {
     });
   }
 
+  if (dialect === 'sqlite') {
+    test('an import of 10,000 records or more leaves the search index as one segment', async () => {
+      // FTS5 numbers the rows of its data table by segment id << 37 (and page); segment 0 holds
+      // the index's own records.
+      const segments = async () =>
+        (await sql<{ n: number }>`select count(distinct id >> 37) as n from search_index_data where id >> 37 > 0`.execute(database.storage.db)).rows[0]!.n;
+      const r = random(6);
+      for (let batch = 0; batch < 3; batch++) {
+        const small = Array.from({ length: 50 }, (_, i) => activity(r, `c_${batch}_${i}`));
+        await importDataset(database.storage, files.write('small.ndjson', small.join('\n')), { now });
+      }
+      assert.ok((await segments()) > 1, 'small imports add segments');
+      const large = Array.from({ length: 10_000 }, (_, i) => activity(r, `d_${i}`));
+      await importDataset(database.storage, files.write('large.ndjson', large.join('\n')), { now });
+      assert.equal(await segments(), 1);
+      await assertConsistent('after a large import');
+    });
+  }
+
   test('after an import, writes outside the importer still keep rollups and index', async () => {
     await sql`update activities set duration_minutes = 33, headline = 'quokka sighting' where id = 'a_9'`.execute(database.storage.db);
     await sql`delete from activities where id = 'a_10'`.execute(database.storage.db);
