@@ -238,6 +238,13 @@ forEachDialect('report properties', (dialect) => {
         const dates = days.map((r: { date: string }) => r.date);
         assert.deepEqual(dates, [...dates].sort());
         for (const date of dates) assert.ok(date >= localDate(range.from, tz) && date <= localDate(range.to - 1, tz));
+        // Each day lists every task worked on that day under its title, whatever the task's own date.
+        for (const day of days) {
+          const worked = mine.filter((a) => a.date === day.date && a.taskId !== null);
+          const titles = [...new Set(worked.map((a) => model.tasks.find((k) => k.id === a.taskId)!.title))].sort();
+          assert.deepEqual(day.tasks.map((k: { title: string }) => k.title).sort(), titles, day.id);
+          assert.equal(sum(day.tasks.map((k: { duration: number }) => k.duration)), sum(worked.map((a) => a.minutes)), day.id);
+        }
 
         const tasks = await report({ dateRange: range, aggregationLevel: 'task' });
         const withoutTask = sum(mine.filter((a) => a.taskId === null).map((a) => a.minutes));
