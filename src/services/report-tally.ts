@@ -20,42 +20,67 @@ export function cleanMinutes(minutes: number): number {
 
 /**
  * 100 × minutes ÷ target rounded half up to one decimal, computed on integers: a float
- * product such as 12.35 is stored as 12.3499… and would round the wrong way.
+ * product such as 12.35 is stored as 12.3499… and would round the wrong way. The integers stay
+ * exact in doubles up to 2^53 (years of minutes); beyond that BigInt takes over.
  */
 export function percentOfTarget(minutes: number, targetMinutes: number): number {
-  const micro = BigInt(Math.round(minutes * 1e6));
-  const numerator = 1000n * micro;
-  const denominator = BigInt(targetMinutes) * 1_000_000n;
-  const tenths = (2n * numerator + denominator) / (2n * denominator);
-  return Number(tenths) / 10;
+  const micro = Math.round(minutes * 1e6);
+  const numerator = 1000 * micro;
+  const denominator = targetMinutes * 1_000_000;
+  if (2 * numerator + denominator <= Number.MAX_SAFE_INTEGER && Number.isSafeInteger(2 * denominator)) {
+    // A correctly rounded quotient of exact integers below 2^53 never rounds up to the next
+    // integer unless it is one, so its floor is the integer division.
+    return Math.floor((2 * numerator + denominator) / (2 * denominator)) / 10;
+  }
+  const big = (2n * 1000n * BigInt(micro) + BigInt(targetMinutes) * 1_000_000n) / (2n * BigInt(targetMinutes) * 1_000_000n);
+  return Number(big) / 10;
 }
-
-const byMinutesThenName = (a: NamedMinutes & { key: string }, b: NamedMinutes & { key: string }) =>
-  b.minutes - a.minutes || compareText(a.name, b.name) || compareText(a.key, b.key);
 
 /** Plain code-unit order, the same on every machine and locale. */
 export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Minutes per label; labels with the same key (the same id, or the same masked name) merge. */
+/**
+ * Minutes per label; labels with the same key (the same id, or the same masked name) merge.
+ * A day or week names a handful of projects, categories and tasks, so the entries are a short
+ * list searched in order: cheaper than a Map per list for the thousands of lists of a report.
+ */
 export class Tally {
-  private readonly entries = new Map<string, NamedMinutes & { key: string }>();
+  private readonly keys: string[] = [];
+  private readonly names: string[] = [];
+  private readonly minutes: number[] = [];
 
   add(label: Label | null, minutes: number): void {
     if (!label) return;
-    const entry = this.entries.get(label.key);
-    if (entry) entry.minutes += minutes;
-    else this.entries.set(label.key, { key: label.key, name: label.name, minutes });
+    const { keys } = this;
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i] === label.key) {
+        this.minutes[i]! += minutes;
+        return;
+      }
+    }
+    keys.push(label.key);
+    this.names.push(label.name);
+    this.minutes.push(minutes);
   }
 
+  /** `{name, minutes}` entries, minutes descending, then name (then key, for masked twins). */
   list(): NamedMinutes[] {
-    const sorted: (NamedMinutes & { key: string })[] = [];
-    for (const e of this.entries.values()) sorted.push({ key: e.key, name: e.name, minutes: cleanMinutes(e.minutes) });
-    sorted.sort(byMinutesThenName);
-    const list: NamedMinutes[] = new Array(sorted.length);
-    for (let i = 0; i < sorted.length; i++) list[i] = { name: sorted[i]!.name, minutes: sorted[i]!.minutes };
-    return list;
+    return this.sorted((name, minutes) => ({ name, minutes }));
+  }
+
+  /** The entries in list order, each made by `entry`. */
+  sorted<T>(entry: (name: string, minutes: number) => T): T[] {
+    const { keys, names } = this;
+    const minutes = this.minutes.map(cleanMinutes);
+    const order = keys.map((_, i) => i);
+    if (order.length > 1) {
+      order.sort((a, b) => minutes[b]! - minutes[a]! || compareText(names[a]!, names[b]!) || compareText(keys[a]!, keys[b]!));
+    }
+    const out: T[] = new Array(order.length);
+    for (let i = 0; i < order.length; i++) out[i] = entry(names[order[i]!]!, minutes[order[i]!]!);
+    return out;
   }
 }
 
@@ -78,6 +103,6 @@ export class TimeBucket {
   }
 
   taskList(): { title: string; duration: number }[] {
-    return this.tasks.list().map((t) => ({ title: t.name, duration: t.minutes }));
+    return this.tasks.sorted((title, duration) => ({ title, duration }));
   }
 }
