@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import {
-  Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect,
+  Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, type PostgresPool, SqliteDialect,
   type SqliteDatabase as KyselySqliteDatabase,
 } from 'kysely';
 import pg from 'pg';
@@ -43,7 +43,7 @@ export function openStorage(url: string): Storage {
     pool.on('error', (err) => {
       process.emitWarning(`PostgreSQL connection lost: ${err.message}`);
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingStatements(pool) }) });
     const parsed = new URL(url);
     return {
       db,
@@ -74,6 +74,53 @@ export function openStorage(url: string): Storage {
     };
   }
   throw new Error(`DAYBOOK_DATABASE_URL must start with sqlite: or postgres:// (got "${url.split(':')[0]}:")`);
+}
+
+/** Most statement texts a process names (and so keeps prepared on each connection). */
+const PREPARED_TEXTS = 1000;
+/** Statements worth keeping: queries and writes, not transaction control, cursors or DDL. */
+const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
+
+/**
+ * PostgreSQL parses, analyses and plans every unnamed statement anew, which costs it as much
+ * as running the short queries of a request. Named, a statement is prepared once per
+ * connection and then only bound and run. Each distinct text gets a name the first time it is
+ * seen, up to PREPARED_TEXTS (texts that vary with their values stay unnamed beyond that). A
+ * prepared statement fails with "cached plan must not change result type" once a migration of
+ * another process changes the columns it returns: that text is then run unnamed from then on.
+ */
+function preparingStatements(pool: pg.Pool): PostgresPool {
+  const names = new Map<string, string | null>();
+  const nameOf = (text: string): string | null => {
+    let name = names.get(text);
+    if (name === undefined) {
+      name = names.size < PREPARED_TEXTS && PREPARABLE.test(text) ? `daybook_${names.size}` : null;
+      names.set(text, name);
+    }
+    return name;
+  };
+  const prepared = new WeakSet<pg.PoolClient>();
+  return {
+    end: () => pool.end(),
+    async connect() {
+      const client = await pool.connect();
+      if (prepared.has(client)) return client;
+      prepared.add(client);
+      const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<pg.QueryResult>;
+      (client as { query: unknown }).query = async (text: unknown, values?: unknown[]) => {
+        const name = typeof text === 'string' && Array.isArray(values) ? nameOf(text) : null;
+        if (name === null) return query(text, values);
+        try {
+          return await query({ name, text, values });
+        } catch (err) {
+          if ((err as { code?: string }).code !== '0A000') throw err;
+          names.set(text as string, null);
+          return query(text, values);
+        }
+      };
+      return client;
+    },
+  };
 }
 
 const STATEMENT_CACHE_SIZE = 256;
