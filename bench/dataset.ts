@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { openStorage } from '../src/storage/database.ts';
 import { root } from './harness.ts';
 
 export const dataDir = join(root, 'bench/.data');
@@ -122,4 +123,27 @@ export async function datasetFacts(file: string): Promise<DatasetFacts> {
   };
   writeFileSync(cache, JSON.stringify(facts));
   return facts;
+}
+
+/** Each user's ten latest days with a stored day summary: the dates /message answers for. */
+export async function summaryDaysOf(databaseUrl: string, userIds: string[]): Promise<Map<string, string[]>> {
+  const storage = openStorage(databaseUrl);
+  try {
+    const rows = await storage.db
+      .selectFrom('summaries')
+      .select(['user_id', 'period_start'])
+      .where('level', '=', 'day')
+      .where('user_id', 'in', userIds)
+      .orderBy('period_start', 'desc')
+      .execute();
+    const days = new Map<string, string[]>();
+    for (const { user_id: user, period_start: date } of rows) {
+      const list = days.get(user) ?? [];
+      if (list.length < 10) list.push(date);
+      days.set(user, list);
+    }
+    return days;
+  } finally {
+    await storage.close();
+  }
 }

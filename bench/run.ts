@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { type DatasetFacts, benchDatabaseUrl, dataDir, datasetFacts, ensureDataset } from './dataset.ts';
+import { type DatasetFacts, benchDatabaseUrl, dataDir, datasetFacts, ensureDataset, summaryDaysOf } from './dataset.ts';
 import {
   type LoadResult, type Row, load, mb, printHeader, printRow, root, type ServerProcess, startDaybook, startProcess,
 } from './harness.ts';
@@ -174,7 +174,7 @@ const scenarios: Record<string, Scenario> = {
 
   mixed: (ctx) =>
     withServer(ctx, async (server) => {
-      const next = mixedRequests(ctx.facts);
+      const next = mixedRequests(ctx.facts, await summaryDaysOf(ctx.databaseUrl, ctx.facts.paidUsers));
       let n = 0;
       const result = await load(server.url, { connections: 50, seconds: SECONDS, pick: () => next(++n) });
       return loadRow('mixed', result, server, { ratio: result.rps / 3000, target: '≥ 3000 req/s, p99 ≤ 50 ms' });

@@ -54,26 +54,26 @@ function kindOf(n: number): MixedKind {
 
 /**
  * The mixed scenario's requests: paid users' keys in turn; 30 % 7-day day reports, 10 % 1-day
- * activity reports, 20 % /message of a recent weekday, 10 % /projects, 10 % /search, 20 % /user.
- * `mixedRequest(facts)(n)` is the n-th request; `only` keeps one kind (every n gives that kind).
+ * activity reports, 20 % /message of one of the user's recent days with a summary
+ * (`summaryDays`, from summaryDaysOf), 10 % /projects, 10 % /search, 20 % /user.
+ * `mixedRequests(facts, days)(n)` is the n-th request; `only` keeps one kind.
  */
-export function mixedRequests(facts: DatasetFacts, only?: MixedKind): (n: number) => LoadRequest {
+export function mixedRequests(facts: DatasetFacts, summaryDays: ReadonlyMap<string, string[]>, only?: MixedKind): (n: number) => LoadRequest {
   const users = facts.paidUsers;
   const to = rangeEnd(facts);
-  // Summaries exist for days with tracked time: the dataset's last ten weekdays.
-  const workdays = Array.from({ length: 14 }, (_, i) => new Date(to - (i + 1) * DAY_MS))
-    .filter((d) => d.getUTCDay() !== 0 && d.getUTCDay() !== 6)
-    .slice(0, 10)
-    .map((d) => d.toISOString().slice(0, 10));
   return (n) => {
-    const headers = keyHeader(facts.keys[users[n % users.length]!]!);
+    const user = users[n % users.length]!;
+    const headers = keyHeader(facts.keys[user]!);
     switch (only ?? kindOf(n)) {
       case 'report-day-7d':
         return { method: 'POST', path: '/report', headers, body: JSON.stringify({ dateRange: { from: to - 7 * DAY_MS, to }, aggregationLevel: 'day' }) };
       case 'report-activity-1d':
         return { method: 'POST', path: '/report', headers, body: JSON.stringify({ dateRange: { from: to - DAY_MS, to }, aggregationLevel: 'activity' }) };
-      case 'message':
-        return { path: `/message?date=${workdays[n % workdays.length]}&format=${n % 4 === 0 ? 'slack' : 'html'}`, headers };
+      case 'message': {
+        const days = summaryDays.get(user) ?? [];
+        const date = days[Math.floor(n / users.length) % days.length] ?? new Date(to - DAY_MS).toISOString().slice(0, 10);
+        return { path: `/message?date=${date}&format=${n % 4 === 0 ? 'slack' : 'html'}`, headers };
+      }
       case 'projects':
         return { path: '/projects', headers };
       case 'search':
