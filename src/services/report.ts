@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import { ApiError } from '../http/errors.ts';
 import { localDateOf } from '../lib/time.ts';
-import { type MinuteGroup, lookupNames, sumMinutes } from '../storage/aggregates.ts';
+import { lookupNames, sumMinutes } from '../storage/aggregates.ts';
 import type { Storage } from '../storage/database.ts';
 import { type ReportUser, activeMembersOf, dayCommentsBetween } from '../storage/reports.ts';
 import type { Database } from '../storage/schema.ts';
@@ -14,7 +14,7 @@ import { type Viewer, loadViewer, visibleProjectIds } from './project-access.ts'
 import { type EncodedReport, encodeActivityReport } from './report-activity.ts';
 import { type ReportContext, sortRows } from './report-context.ts';
 import { buildDayRows } from './report-day.ts';
-import { type NameLookup, ReportLabels } from './report-labels.ts';
+import { ReportLabels } from './report-labels.ts';
 import { type ReportBody, type ReportRequest, parseReportRequest } from './report-request.ts';
 import type { ReportRow } from './report-rows.ts';
 import { buildTaskRows } from './report-task.ts';
@@ -39,11 +39,15 @@ export async function buildReport(
 
   const people = request.teamIds ? await activeMembersOf(db, request.teamIds) : [caller];
   const groups = await sumMinutes(db, {
-    userIds: people.map((p) => p.id), from: request.from, to: request.to, projectIds: request.projectIds ?? undefined,
+    userIds: people.map((p) => p.id),
+    timezones: new Map(people.map((p) => [p.id, p.timezone])),
+    from: request.from,
+    to: request.to,
+    projectIds: request.projectIds ?? undefined,
   });
   const context: ReportContext = {
     request,
-    labels: new ReportLabels(viewer, await namesOf(db, groups)),
+    labels: new ReportLabels(viewer, await lookupNames(db, groups)),
     people: new Map(people.map((p) => [p.id, p])),
     team: request.teamIds !== null,
   };
@@ -68,19 +72,6 @@ async function checkNamedIds(db: Kysely<Database>, viewer: Viewer, request: Repo
     const unknown = request.projectIds.find((id) => !visible.has(id));
     if (unknown !== undefined) throw new ApiError(400, `Unknown project id: "${unknown}"`);
   }
-}
-
-/** Names of everything the groups refer to, plus the projects of their tasks (for masking). */
-async function namesOf(db: Kysely<Database>, groups: MinuteGroup[]): Promise<NameLookup> {
-  const names = await lookupNames(db, groups);
-  const taskProjects = [...names.tasks.values()]
-    .map((t) => t.projectId)
-    .filter((id): id is string => id !== null && !names.projects.has(id));
-  if (taskProjects.length > 0) {
-    const more = await lookupNames(db, taskProjects.map((projectId) => ({ projectId, categoryId: null, taskId: null })));
-    for (const [id, project] of more.projects) names.projects.set(id, project);
-  }
-  return names;
 }
 
 /** Day comments on every local date the range touches for any of the people. */

@@ -157,7 +157,7 @@ export interface NameRefs {
   date?: string;
 }
 
-/** Names and flags of the projects, categories and tasks that groups refer to. */
+/** Names and flags of the projects, categories and tasks that groups refer to, and of the tasks' projects. */
 export async function lookupNames(
   db: Kysely<Database>,
   groups: NameRefs[],
@@ -181,34 +181,7 @@ export async function lookupNames(
       }
     }
   }
-  const projects = new Map<string, NamedProject>();
-  const categories = new Map<string, NamedCategory>();
   const tasks = new Map<string, NamedTask>();
-  if (projectIds.size > 0) {
-    for (const p of await db
-      .selectFrom('projects')
-      .$call(withIds(db, 'projects', projectIds))
-      .select(['projects.id', 'projects.name', 'projects.team_id', 'projects.created_by', 'projects.private', 'projects.confidential'])
-      .execute()) {
-      projects.set(p.id, {
-        id: p.id,
-        name: p.name,
-        teamId: p.team_id,
-        createdBy: p.created_by,
-        private: Boolean(p.private),
-        confidential: Boolean(p.confidential),
-      });
-    }
-  }
-  if (categoryIds.size > 0) {
-    for (const c of await db
-      .selectFrom('categories')
-      .$call(withIds(db, 'categories', categoryIds))
-      .select(['categories.id', 'categories.name', 'categories.emoji'])
-      .execute()) {
-      categories.set(c.id, c);
-    }
-  }
   if (taskIds.size > 0) {
     const byRange = taskUsers.size > 0 ? await tasksDatedIn(db, [...taskUsers], firstDate, lastDate) : [];
     for (const t of byRange) if (taskIds.has(t.id)) tasks.set(t.id, namedTask(t));
@@ -218,8 +191,68 @@ export async function lookupNames(
         tasks.set(t.id, namedTask(t));
       }
     }
+    // A task's own project is shown (or masked) with the task.
+    for (const t of tasks.values()) if (t.projectId) projectIds.add(t.projectId);
   }
+  const { projects, categories } = await projectsAndCategories(db, projectIds, categoryIds);
   return { projects, categories, tasks };
+}
+
+/**
+ * Projects and categories by id in one statement (one round trip): the rows of both tables as
+ * one shape, told apart by `kind`.
+ */
+async function projectsAndCategories(
+  db: Kysely<Database>,
+  projectIds: Set<string>,
+  categoryIds: Set<string>,
+): Promise<{ projects: Map<string, NamedProject>; categories: Map<string, NamedCategory> }> {
+  const projects = new Map<string, NamedProject>();
+  const categories = new Map<string, NamedCategory>();
+  if (projectIds.size === 0 && categoryIds.size === 0) return { projects, categories };
+  const rows = await db
+    .selectFrom('projects')
+    .$call(withIds(db, 'projects', projectIds))
+    .select((eb) => [
+      sql.lit('p').as('kind'),
+      'projects.id',
+      'projects.name',
+      'projects.team_id',
+      'projects.created_by',
+      'projects.private',
+      'projects.confidential',
+      eb.cast<string | null>(sql.lit(null), 'text').as('emoji'),
+    ])
+    .unionAll(
+      db
+        .selectFrom('categories')
+        .$call(withIds(db, 'categories', categoryIds))
+        .select((eb) => [
+          sql.lit('c').as('kind'),
+          'categories.id',
+          'categories.name',
+          eb.cast<string | null>(sql.lit(null), 'text').as('team_id'),
+          eb.cast<string>(sql.lit(null), 'text').as('created_by'),
+          eb.cast<number>(sql.lit(null), 'integer').as('private'),
+          eb.cast<number>(sql.lit(null), 'integer').as('confidential'),
+          'categories.emoji',
+        ]),
+    )
+    .execute();
+  for (const r of rows) {
+    if (r.kind === 'c') categories.set(r.id, { id: r.id, name: r.name, emoji: r.emoji });
+    else {
+      projects.set(r.id, {
+        id: r.id,
+        name: r.name,
+        teamId: r.team_id,
+        createdBy: r.created_by,
+        private: Boolean(r.private),
+        confidential: Boolean(r.confidential),
+      });
+    }
+  }
+  return { projects, categories };
 }
 
 const TASK_COLUMNS = ['tasks.id', 'tasks.user_id', 'tasks.title', 'tasks.date', 'tasks.project_id', 'tasks.visible'] as const;

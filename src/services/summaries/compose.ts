@@ -17,6 +17,7 @@ type SummaryUser = Pick<UserRow, 'id' | 'timezone' | 'week_start'>;
 function minutesOf(user: SummaryUser, period: Pick<Period, 'start' | 'end'>, db: Kysely<Database>): Promise<MinuteGroup[]> {
   return sumMinutes(db, {
     userIds: [user.id],
+    timezones: new Map([[user.id, user.timezone]]),
     from: startOfLocalDay(period.start, user.timezone),
     to: startOfLocalDay(addDays(period.end, 1), user.timezone),
   });
