@@ -91,13 +91,20 @@ export type ActivityOrder = 'asc' | 'desc' | 'id';
 export const ACTIVITY_FETCH_ROWS = 500;
 
 /**
+ * Ranges up to this long are read on PostgreSQL by one plain query: a week of one person's
+ * activities is a few hundred rows, and the cursor's transaction costs four more round trips
+ * (begin, declare, close, commit) than the rows are worth.
+ */
+export const PLAIN_QUERY_RANGE_MS = 7 * 86_400_000;
+
+/**
  * One user's activities starting in [from, to), with their task, project and category names,
  * handed to `visit` one at a time in `order`, so that no caller holds all of them at once (a
  * 90-day export has thousands). One query, sorted once by the database, read from one snapshot:
  * - SQLite: the statement's rows are consumed as SQLite steps through them (`iterate()`),
  *   synchronously, while this request holds the one connection;
  * - PostgreSQL: a cursor in a repeatable read, read only transaction, fetched a few hundred
- *   rows at a time.
+ *   rows at a time; ranges of a week or less in one plain query.
  * `visit` runs while the connection is held and must only do its own synchronous work.
  */
 export async function eachActivity(
@@ -114,6 +121,10 @@ export async function eachActivity(
     await storage.db.connection().execute(async () => {
       for (const row of sqlite.prepare(text).iterate(parameters as unknown[])) visit(row as ActivityDetail);
     });
+    return;
+  }
+  if (q.to - q.from <= PLAIN_QUERY_RANGE_MS) {
+    for (const row of await activityQuery(storage.db, q, order, 'postgres').execute()) visit(row as ActivityDetail);
     return;
   }
   await storage.db

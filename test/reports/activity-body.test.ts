@@ -146,6 +146,9 @@ const BODIES: [string, ReportBody][] = [
   ['without both', { dateRange: RANGE, aggregationLevel: 'activity', includeProjects: false, includeCategories: false }],
   ['one project', { dateRange: RANGE, aggregationLevel: 'activity', projectIds: ['p_api'] }],
   ['two projects, desc', { dateRange: RANGE, aggregationLevel: 'activity', projectIds: ['p_garden', 'p_onb'], sort: 'desc' }],
+  // A week or less is one plain query on PostgreSQL instead of a cursor (storage/reports.ts).
+  ['the last week, no sort', { dateRange: { from: DEFAULT_NOW - 7 * DAY, to: DEFAULT_NOW }, aggregationLevel: 'activity' }],
+  ['the last week, desc', { dateRange: { from: DEFAULT_NOW - 7 * DAY, to: DEFAULT_NOW }, aggregationLevel: 'activity', sort: 'desc' }],
   ['a range of a few hours', { dateRange: { from: Date.parse('2026-10-25T00:00:00Z'), to: Date.parse('2026-10-25T05:00:00Z') }, aggregationLevel: 'activity' }],
   ['an empty range', { dateRange: { from: Date.parse('2026-01-01T00:00:00Z'), to: Date.parse('2026-01-02T00:00:00Z') }, aggregationLevel: 'activity' }],
   ['a project without activities', { dateRange: RANGE, aggregationLevel: 'activity', projectIds: ['p_old'] }],
