@@ -5,6 +5,7 @@
 import type { FastifyReply } from 'fastify';
 import { type KeyWithUser, type UserRow, findKeyByHash, touchKey } from '../storage/accounts.ts';
 import { hashApiKey } from '../services/api-keys.ts';
+import { type Viewer, loadViewer } from '../services/project-access.ts';
 import { type Scope, grants } from '../services/scopes.ts';
 import type { App, AppDeps } from './app.ts';
 import type { RateLimitResult } from './rate-limit.ts';
@@ -13,6 +14,18 @@ export interface AuthContext {
   keyId: string;
   scopes: string[];
   user: UserRow;
+  /** The owner's active teams as the key was verified (see CachedKey). */
+  viewer: Viewer;
+}
+
+/**
+ * A verified key with its owner's active teams, read together when the key is looked up and
+ * trusted together for the key cache's time: like a revocation or a plan change, a change of
+ * team membership reaches reads within DAYBOOK_KEY_CACHE_MS, and a report needs no query of its
+ * own for it.
+ */
+interface CachedKey extends KeyWithUser {
+  viewer: Viewer;
 }
 
 declare module 'fastify' {
@@ -49,14 +62,14 @@ function rateLimited(reply: FastifyReply, rate: RateLimitResult) {
  * request; a revocation or plan change takes effect within that time.
  */
 class KeyCache {
-  private entries = new Map<string, { key: KeyWithUser | null; until: number }>();
+  private entries = new Map<string, { key: CachedKey | null; until: number }>();
   private readonly ttlMs: number;
 
   constructor(ttlMs: number) {
     this.ttlMs = ttlMs;
   }
 
-  get(presented: string, now: number): KeyWithUser | null | undefined {
+  get(presented: string, now: number): CachedKey | null | undefined {
     const entry = this.entries.get(presented);
     if (!entry) return undefined;
     if (entry.until <= now) {
@@ -67,7 +80,7 @@ class KeyCache {
   }
 
   /** Only known keys are cached: an unknown one must be looked up again once it exists. */
-  set(presented: string, key: KeyWithUser, now: number): void {
+  set(presented: string, key: CachedKey, now: number): void {
     if (this.ttlMs <= 0) return;
     if (this.entries.size >= 10_000) this.entries.clear();
     this.entries.set(presented, { key, until: now + this.ttlMs });
@@ -108,10 +121,11 @@ export function registerAuth(app: App, deps: AppDeps): void {
     // a cached key costs no hashing either.
     let key = keys.get(presented, now);
     if (key === undefined) {
-      key = await findKeyByHash(storage.db, hashApiKey(presented));
-      if (key && !key.revoked) keys.set(presented, key, now);
+      const found = await findKeyByHash(storage.db, hashApiKey(presented));
+      key = found && !found.revoked ? { ...found, viewer: await loadViewer(storage.db, found.user.id) } : null;
+      if (key) keys.set(presented, key, now);
     }
-    if (!key || key.revoked) {
+    if (!key) {
       const failures = await rateLimiter.hit(`auth-failures:${request.ip}`, config.authFailuresPerMinute);
       if (!failures.allowed) {
         if (blockedUntil.size >= 10_000) blockedUntil.clear();
@@ -133,7 +147,7 @@ export function registerAuth(app: App, deps: AppDeps): void {
       return fail(reply, 403, 'This endpoint requires the Core plan or higher.');
     }
 
-    request.auth = { keyId: key.keyId, scopes: key.scopes, user: key.user };
+    request.auth = { keyId: key.keyId, scopes: key.scopes, user: key.user, viewer: key.viewer };
 
     if (now - (lastTouched.get(key.keyId) ?? key.lastUsedAt ?? 0) >= TOUCH_INTERVAL_MS) {
       lastTouched.set(key.keyId, now);

@@ -45,7 +45,7 @@ const reportRoutes: RouteModule = (app, deps) => {
       serializerCompiler: () => (data) => JSON.stringify(data),
     },
     async (request, reply) => {
-      const report = await buildReport(deps.storage, request.auth.user, request.body, deps.now());
+      const report = await buildReport(deps.storage, request.auth.user, request.auth.viewer, request.body, deps.now());
       if (report instanceof EncodedReport) {
         // Activity rows come as the finished body in chunks (the type provider knows only the
         // object form of the schema); the headers are those Fastify gives every JSON answer.

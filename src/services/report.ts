@@ -10,7 +10,7 @@ import { lookupNames, sumMinutes } from '../storage/aggregates.ts';
 import type { Storage } from '../storage/database.ts';
 import { type ReportUser, activeMembersOf, dayCommentsBetween } from '../storage/reports.ts';
 import type { Database } from '../storage/schema.ts';
-import { type Viewer, loadViewer, visibleProjectIds } from './project-access.ts';
+import { type Viewer, visibleProjectIds } from './project-access.ts';
 import { type EncodedReport, encodeActivityReport } from './report-activity.ts';
 import { type ReportContext, sortRows } from './report-context.ts';
 import { buildDayRows } from './report-day.ts';
@@ -28,12 +28,12 @@ export interface Report {
 export async function buildReport(
   storage: Storage,
   caller: ReportUser,
+  viewer: Viewer,
   body: ReportBody | undefined | null,
   now: number,
 ): Promise<Report | EncodedReport> {
   const { db } = storage;
   const request = parseReportRequest(body, now);
-  const viewer = await loadViewer(db, caller.id);
   await checkNamedIds(db, viewer, request);
   if (request.level === 'activity') return encodeActivityReport(storage, request, caller);
 

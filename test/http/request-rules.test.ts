@@ -223,6 +223,21 @@ forEachDialect('key cache', (dialect) => {
     assert.deepEqual([res.status, res.json.error], [401, 'Invalid API key']);
   });
 
+  test('a team membership given up reaches team reports once the cache time has passed', async () => {
+    const cachedAt = Date.parse('2026-11-22T13:00:00Z');
+    const body = { dateRange: { from: cachedAt - 7 * 86_400_000, to: cachedAt }, aggregationLevel: 'day', teamIds: ['t_eng'] };
+    t.setNow(cachedAt);
+    assert.equal((await call(t.app, 'POST', '/report', { key: KEYS.aliceAll, body })).status, 200);
+    await t.storage.db.updateTable('team_members').set({ status: 'inactive' }).where('team_id', '=', 't_eng').where('user_id', '=', 'u_alice').execute();
+    try {
+      t.setNow(cachedAt + 2001);
+      const res = await call(t.app, 'POST', '/report', { key: KEYS.aliceAll, body });
+      assert.deepEqual([res.status, res.json.error], [400, 'Unknown team id: "t_eng"']);
+    } finally {
+      await t.storage.db.updateTable('team_members').set({ status: 'active' }).where('team_id', '=', 't_eng').where('user_id', '=', 'u_alice').execute();
+    }
+  });
+
   test('an unknown key is never cached: a key created afterwards works at once', async () => {
     const key = 'dbk_created_later_0123456789abcdef';
     assert.equal((await call(t.app, 'GET', '/user', { key })).status, 401);
