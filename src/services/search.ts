@@ -3,7 +3,7 @@
  * the query, ranked, with snippets and the summary sentence (decisions §6).
  */
 import type { Storage } from '../storage/database.ts';
-import { type SearchSource, categoriesById, findSearchCandidates, taskMinutes } from '../storage/search.ts';
+import { type SearchSource, findSearchCandidates } from '../storage/search.ts';
 import { parseSearchRequest, parseTerms, wordsOfTerms } from './search-query.ts';
 import { type RankedDocument, rankDocuments } from './search-ranking.ts';
 import { bestField, buildSnippet } from './search-snippet.ts';
@@ -47,30 +47,19 @@ export function describeMatches(total: number, query: string, days: number): str
   return `Found ${total} ${total === 1 ? 'match' : 'matches'} for "${query}" ${window}`;
 }
 
-async function presentResults(storage: Storage, page: RankedDocument[]): Promise<SearchResult[]> {
-  const docs = page.map((r) => r.document);
-  const minutes = await taskMinutes(
-    storage.db,
-    docs.filter((d) => d.source === 'tasks').map((d) => d.id),
-  );
-  const categories = await categoriesById(storage.db, [
-    ...new Set(docs.flatMap((d) => (d.source === 'activity' && d.categoryId ? [d.categoryId] : []))),
-  ]);
-  return page.map(({ document: d, fields, matchedFields }) => {
-    const category = d.categoryId ? categories.get(d.categoryId) : undefined;
-    return {
-      source: d.source,
-      id: d.id,
-      timestamp: new Date(d.at).toISOString(),
-      title: d.title,
-      snippet: buildSnippet(bestField(fields)),
-      matchedFields,
-      metadata:
-        d.source === 'tasks'
-          ? { minutes: minutes.get(d.id) ?? 0, projectId: d.projectId ?? null, visible: d.visible ?? true }
-          : { taskId: d.taskId ?? null, categoryName: category?.name ?? null, categoryEmoji: category?.emoji ?? null },
-    };
-  });
+function presentResults(page: RankedDocument[]): SearchResult[] {
+  return page.map(({ document: d, fields, matchedFields }) => ({
+    source: d.source,
+    id: d.id,
+    timestamp: new Date(d.at).toISOString(),
+    title: d.title,
+    snippet: buildSnippet(bestField(fields)),
+    matchedFields,
+    metadata:
+      d.source === 'tasks'
+        ? { minutes: d.minutes ?? 0, projectId: d.projectId ?? null, visible: d.visible ?? true }
+        : { taskId: d.taskId ?? null, categoryName: d.categoryName ?? null, categoryEmoji: d.categoryEmoji ?? null },
+  }));
 }
 
 export async function searchHistory(storage: Storage, userId: string, body: unknown, now: number): Promise<SearchResponse> {
@@ -92,7 +81,7 @@ export async function searchHistory(storage: Storage, userId: string, body: unkn
     days: request.days,
     sources: request.sources,
     totalMatches: ranked.length,
-    results: await presentResults(storage, ranked.slice(0, request.limit)),
+    results: presentResults(ranked.slice(0, request.limit)),
     message: describeMatches(ranked.length, request.query, request.days),
   };
 }

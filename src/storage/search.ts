@@ -2,12 +2,13 @@
  * The one search interface over both databases: a user's tasks and activities in a time window
  * that contain every given word as a word prefix, found through the full-text index of
  * migration 0002 (FTS5 on SQLite, a tsvector with GIN on PostgreSQL). Ranking, phrases and
- * snippets are the service's business; this layer only narrows the records down.
+ * snippets are the service's business; this layer narrows the records down, in one statement
+ * that also brings what a result shows besides its text (a task's minutes, an activity's
+ * category), so a search is one round trip.
  */
 import { createHash } from 'node:crypto';
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Storage } from './database.ts';
-import type { Database } from './schema.ts';
 
 export type SearchSource = 'tasks' | 'activity';
 
@@ -19,12 +20,14 @@ export interface SearchDocument {
   /** Task title or activity headline. */
   title: string;
   description: string | null;
-  /** Tasks. */
+  /** Tasks: their project, visibility and minutes logged to them, all time. */
   projectId?: string | null;
   visible?: boolean;
-  /** Activities. */
+  minutes?: number;
+  /** Activities: their task and category. */
   taskId?: string | null;
-  categoryId?: string | null;
+  categoryName?: string | null;
+  categoryEmoji?: string | null;
 }
 
 export interface CandidateQuery {
@@ -40,40 +43,54 @@ export interface CandidateQuery {
   words: string[];
 }
 
+/** A candidate row of either source: the columns of the other source are null. */
 interface CandidateRow {
+  source: SearchSource;
   id: string;
   at: number | string;
   title: string;
   description: string | null;
-  project_id?: string | null;
-  visible?: number;
-  task_id?: string | null;
-  category_id?: string | null;
+  project_id: string | null;
+  visible: number | null;
+  minutes: number | string | null;
+  task_id: string | null;
+  category_name: string | null;
+  category_emoji: string | null;
 }
 
 const TABLES = {
-  tasks: { table: 'tasks', time: 'created_at', title: 'title', scopeLetter: 't', extra: ['project_id', 'visible'] },
-  activity: { table: 'activities', time: 'start', title: 'headline', scopeLetter: 'a', extra: ['task_id', 'category_id'] },
+  tasks: { table: 'tasks', time: 'created_at', title: 'title', scopeLetter: 't' },
+  activity: { table: 'activities', time: 'start', title: 'headline', scopeLetter: 'a' },
 } as const;
 
-/** The columns a candidate row needs, from the table aliased `r`. */
+/**
+ * The columns of a candidate row from the source's table aliased `r`, with what a result shows
+ * besides: a task's minutes (all time), an activity's category.
+ */
 function candidateColumns(source: SearchSource) {
   const t = TABLES[source];
-  return sql.raw([`r.id`, `r.${t.time} as at`, `r.${t.title} as title`, 'r.description', ...t.extra.map((c) => `r.${c}`)].join(', '));
+  const common = `'${source}' as source, r.id, r.${t.time} as at, r.${t.title} as title, r.description`;
+  return source === 'tasks'
+    ? sql.raw(`${common}, r.project_id, r.visible,
+        (select sum(m.duration_minutes) from activities m where m.task_id = r.id) as minutes,
+        null as task_id, null as category_name, null as category_emoji`)
+    : sql.raw(`${common}, null as project_id, null as visible, null as minutes,
+        r.task_id, (select c.name from categories c where c.id = r.category_id) as category_name,
+        (select c.emoji from categories c where c.id = r.category_id) as category_emoji`);
 }
 
 const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
 
-/** The records of `q.sources` that may match (a superset of the true matches); order unspecified. */
+/**
+ * The records of `q.sources` that may match (a superset of the true matches), with what their
+ * results show, in one statement; order unspecified.
+ */
 export async function findSearchCandidates(storage: Storage, q: CandidateQuery): Promise<SearchDocument[]> {
-  if (q.words.length === 0) return [];
-  const found: SearchDocument[] = [];
-  for (const source of q.sources) {
-    const rows = storage.dialect === 'postgres' ? await postgresCandidates(storage.db, source, q) : await sqliteCandidates(storage.db, source, q);
-    for (const row of rows) found.push(toDocument(source, row));
-  }
-  return found;
+  if (q.words.length === 0 || q.sources.length === 0) return [];
+  const parts = q.sources.map((source) => (storage.dialect === 'postgres' ? postgresCandidates(source, q) : sqliteCandidates(source, q)));
+  const rows = (await sql<CandidateRow>`${sql.join(parts, sql` union all `)}`.execute(storage.db)).rows;
+  return rows.map(toDocument);
 }
 
 /** The numbers of the spans of `length` ms since 1970-01-01 that the window touches. */
@@ -83,11 +100,11 @@ function spansOf(q: CandidateQuery, length: number): number[] {
   return spans;
 }
 
-function toDocument(source: SearchSource, row: CandidateRow): SearchDocument {
-  const base = { source, id: row.id, at: Number(row.at), title: row.title, description: row.description };
-  return source === 'tasks'
-    ? { ...base, projectId: row.project_id ?? null, visible: Boolean(row.visible) }
-    : { ...base, taskId: row.task_id ?? null, categoryId: row.category_id ?? null };
+function toDocument(row: CandidateRow): SearchDocument {
+  const base = { source: row.source, id: row.id, at: Number(row.at), title: row.title, description: row.description };
+  return row.source === 'tasks'
+    ? { ...base, projectId: row.project_id, visible: Boolean(row.visible), minutes: Number(row.minutes ?? 0) }
+    : { ...base, taskId: row.task_id, categoryName: row.category_name, categoryEmoji: row.category_emoji };
 }
 
 /** Length of the FTS5 table's prefix index (migration 0002). */
@@ -101,7 +118,7 @@ const PREFIX_INDEX = 3;
  * through one posting list; shorter words are left to the caller's check (a query of short
  * words only reads the scope: the user's records of the window).
  */
-async function sqliteCandidates(db: Kysely<Database>, source: SearchSource, q: CandidateQuery): Promise<CandidateRow[]> {
+function sqliteCandidates(source: SearchSource, q: CandidateQuery) {
   const t = TABLES[source];
   const user = Buffer.from(q.userId, 'utf8').toString('hex').toUpperCase();
   const scopes = spansOf(q, DAY_MS).map(
@@ -118,16 +135,15 @@ async function sqliteCandidates(db: Kysely<Database>, source: SearchSource, q: C
   }
   // CROSS JOIN keeps the index as the outer loop: otherwise SQLite may walk the user's rows by
   // (user_id, time) and run the whole full-text match once per row.
-  const result = await sql<CandidateRow>`
-    select ${candidateColumns(source)}
+  return sql`
+    select * from (select ${candidateColumns(source)}
     from search_index
     cross join search_documents d on d.doc = search_index.rowid
     cross join ${sql.raw(t.table)} r on r.id = d.record_id
     where search_index match ${match}
       and d.source = ${source}
       and r.user_id = ${q.userId}
-      and r.${sql.raw(t.time)} >= ${q.from} and r.${sql.raw(t.time)} <= ${q.to}`.execute(db);
-  return result.rows;
+      and r.${sql.raw(t.time)} >= ${q.from} and r.${sql.raw(t.time)} <= ${q.to})`;
 }
 
 /**
@@ -135,38 +151,16 @@ async function sqliteCandidates(db: Kysely<Database>, source: SearchSource, q: C
  * span; migration 0002), so every word becomes one prefix lexeme per span of the window and the
  * GIN index reads only this user's entries of those spans.
  */
-async function postgresCandidates(db: Kysely<Database>, source: SearchSource, q: CandidateQuery): Promise<CandidateRow[]> {
+function postgresCandidates(source: SearchSource, q: CandidateQuery) {
   const t = TABLES[source];
   const user = createHash('md5').update(q.userId, 'utf8').digest('hex').slice(0, 16);
   const scopes = spansOf(q, WEEK_MS).map((span) => `${user}.${span}.`);
   const lexeme = (text: string) => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "''")}':*`;
   const query = q.words.map((word) => `(${scopes.map((scope) => lexeme(scope + word)).join(' | ')})`).join(' & ');
-  const result = await sql<CandidateRow>`
-    select ${candidateColumns(source)}
+  return sql`
+    (select ${candidateColumns(source)}
     from ${sql.raw(t.table)} r
     where r.search_words @@ ${query}::tsquery
       and r.user_id = ${q.userId}
-      and r.${sql.raw(t.time)} >= ${q.from} and r.${sql.raw(t.time)} <= ${q.to}`.execute(db);
-  return result.rows;
-}
-
-/** Minutes logged to each task, all time. */
-export async function taskMinutes(db: Kysely<Database>, taskIds: string[]): Promise<Map<string, number>> {
-  if (taskIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('activities')
-    .select((eb) => ['task_id', eb.fn.sum<number | string>('duration_minutes').as('minutes')])
-    .where('task_id', 'in', taskIds)
-    .groupBy('task_id')
-    .execute();
-  return new Map(rows.map((r) => [r.task_id!, Number(r.minutes)]));
-}
-
-export async function categoriesById(
-  db: Kysely<Database>,
-  ids: string[],
-): Promise<Map<string, { name: string; emoji: string | null }>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('categories').select(['id', 'name', 'emoji']).where('id', 'in', ids).execute();
-  return new Map(rows.map((r) => [r.id, { name: r.name, emoji: r.emoji }]));
+      and r.${sql.raw(t.time)} >= ${q.from} and r.${sql.raw(t.time)} <= ${q.to})`;
 }
