@@ -1,4 +1,6 @@
 /** Configuration from the environment; every variable is documented in README.md. */
+import { availableParallelism } from 'node:os';
+
 export interface Config {
   port: number;
   host: string;
@@ -10,6 +12,8 @@ export interface Config {
   keyCacheMs: number;
   logLevel: string;
   summaryIntervalSeconds: number;
+  /** Worker threads building large reports; 0 builds them on the server's own thread. */
+  reportWorkers: number;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
@@ -33,5 +37,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyCacheMs: integer(env, 'DAYBOOK_KEY_CACHE_MS', 2000, 0),
     logLevel: env.LOG_LEVEL || 'info',
     summaryIntervalSeconds: integer(env, 'DAYBOOK_SUMMARY_INTERVAL_SECONDS', 300, 0),
+    reportWorkers: integer(env, 'DAYBOOK_REPORT_WORKERS', Math.min(4, availableParallelism()), 0),
   };
 }

@@ -123,8 +123,11 @@ export async function createTestApp(dialect: Dialect, options: TestAppOptions = 
     rateLimitPerMinute: 10_000,
     authFailuresPerMinute: 10_000,
     keyCacheMs: 0,
+    // Large reports on worker threads have tests of their own (test/reports/report-workers.test.ts).
+    reportWorkers: 0,
     ...options.config,
-    databaseUrl: database.url,
+    // The storage is the test database; a test may point only the report workers elsewhere.
+    databaseUrl: options.config?.databaseUrl ?? database.url,
   };
   const rateLimiter = options.rateLimiter ?? new MemoryRateLimiter(() => now);
   const app = await buildApp({ storage: database.storage, config, rateLimiter, now: () => now });

@@ -5,6 +5,7 @@ import { ReportBody, ReportResponse } from '../http/report-schemas.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { buildReport } from '../services/report.ts';
 import { EncodedReport } from '../services/report-activity.ts';
+import { ReportWorkers, isLargeReport } from '../services/report-workers.ts';
 
 const description = [
   'Rows cover activities whose start lies in [dateRange.from, dateRange.to) (Unix ms). A missing or empty body means',
@@ -29,6 +30,12 @@ const description = [
 type ReportResponseBody = Static<typeof ReportResponse>;
 
 const reportRoutes: RouteModule = (app, deps) => {
+  // An in-memory SQLite database exists only on this thread's connection.
+  const workers =
+    deps.config.reportWorkers > 0 && deps.storage.describe !== 'sqlite::memory:'
+      ? new ReportWorkers(deps.config.databaseUrl, deps.config.reportWorkers)
+      : null;
+  if (workers) app.addHook('onClose', () => workers.close());
   app.post(
     '/report',
     {
@@ -45,16 +52,18 @@ const reportRoutes: RouteModule = (app, deps) => {
       serializerCompiler: () => (data) => JSON.stringify(data),
     },
     async (request, reply) => {
-      const report = await buildReport(deps.storage, request.auth.user, request.auth.viewer, request.body, deps.now());
-      if (report instanceof EncodedReport) {
-        // Activity rows come as the finished body in chunks (the type provider knows only the
-        // object form of the schema); the headers are those Fastify gives every JSON answer.
-        const body = Readable.from(releasing(report.chunks), { objectMode: false });
-        return reply
+      const job = { caller: request.auth.user, viewer: request.auth.viewer, body: request.body, now: deps.now() };
+      // Activity rows, and large reports from the workers, come as the finished body in chunks
+      // (the type provider knows only the object form of the schema); the headers are those
+      // Fastify gives every JSON answer.
+      const sendChunks = (chunks: Buffer[]) =>
+        reply
           .header('content-type', 'application/json; charset=utf-8')
-          .header('content-length', report.byteLength)
-          .send(body as unknown as ReportResponseBody);
-      }
+          .header('content-length', chunks.reduce((sum, c) => sum + c.byteLength, 0))
+          .send(Readable.from(releasing(chunks), { objectMode: false }) as unknown as ReportResponseBody);
+      if (workers && isLargeReport(job)) return sendChunks(await workers.run(job));
+      const report = await buildReport(deps.storage, job.caller, job.viewer, job.body, job.now);
+      if (report instanceof EncodedReport) return sendChunks(report.chunks);
       return { success: true as const, ...report };
     },
   );

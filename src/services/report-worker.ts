@@ -1,0 +1,42 @@
+/**
+ * A report worker thread (report-workers.ts): builds report response bodies on its own database
+ * connection and hands back their bytes without copying them.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { ApiError } from '../http/errors.ts';
+import { openStorage } from '../storage/database.ts';
+import { buildReport } from './report.ts';
+import { EncodedReport } from './report-activity.ts';
+import type { ReportJob, WorkerAnswer } from './report-workers.ts';
+
+const storage = openStorage((workerData as { databaseUrl: string }).databaseUrl);
+
+/** The bytes of a body as ArrayBuffers of their own, which can be moved to another thread. */
+function movable(buffers: Buffer[]): ArrayBuffer[] {
+  return buffers.map((b) =>
+    b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer
+      ? b.buffer
+      : (b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer),
+  );
+}
+
+/** The same bytes the route's serializer writes for the inline report (routes/report.ts). */
+async function answer(id: number, job: ReportJob): Promise<{ answer: WorkerAnswer; transfer: ArrayBuffer[] }> {
+  try {
+    const report = await buildReport(storage, job.caller, job.viewer, job.body, job.now);
+    const body = report instanceof EncodedReport ? report.chunks : [Buffer.from(JSON.stringify({ success: true, ...report }))];
+    const chunks = movable(body);
+    return { answer: { id, chunks }, transfer: chunks };
+  } catch (err) {
+    if (err instanceof ApiError) return { answer: { id, error: { status: err.status, message: err.message, extra: err.extra } }, transfer: [] };
+    return { answer: { id, failure: (err as Error).message }, transfer: [] };
+  }
+}
+
+parentPort!.on('message', (message: { id: number; job: ReportJob } | { close: true }) => {
+  if ('close' in message) {
+    void storage.close().finally(() => parentPort!.close());
+    return;
+  }
+  void answer(message.id, message.job).then(({ answer: reply, transfer }) => parentPort!.postMessage(reply, transfer));
+});
