@@ -139,7 +139,8 @@ export interface NamedTask {
   title: string;
   date: string;
   projectId: string | null;
-  visible: boolean;
+  /** 1 or 0, as stored. */
+  visible: number;
 }
 
 export interface NamedCategory {
@@ -164,16 +165,16 @@ export async function lookupNames(
 ): Promise<{ projects: Map<string, NamedProject>; categories: Map<string, NamedCategory>; tasks: Map<string, NamedTask> }> {
   const projectIds = new Set<string>();
   const categoryIds = new Set<string>();
-  const taskIds = new Set<string>();
   // The users and the span of local days of the groups with a task (see tasksDatedIn).
   const taskUsers = new Set<string>();
   let firstDate = '';
   let lastDate = '';
+  let withTask = 0;
   for (const g of groups) {
     if (g.projectId) projectIds.add(g.projectId);
     if (g.categoryId) categoryIds.add(g.categoryId);
     if (g.taskId) {
-      taskIds.add(g.taskId);
+      withTask++;
       if (g.userId !== undefined && g.date !== undefined) {
         taskUsers.add(g.userId);
         if (firstDate === '' || g.date < firstDate) firstDate = g.date;
@@ -182,13 +183,16 @@ export async function lookupNames(
     }
   }
   const tasks = new Map<string, NamedTask>();
-  if (taskIds.size > 0) {
+  if (withTask > 0) {
     const byRange = taskUsers.size > 0 ? await tasksDatedIn(db, [...taskUsers], firstDate, lastDate) : [];
-    for (const t of byRange) if (taskIds.has(t.id)) tasks.set(t.id, namedTask(t));
-    const missing = tasks.size === taskIds.size ? [] : [...taskIds].filter((id) => !tasks.has(id));
-    if (missing.length > 0) {
+    for (const t of byRange) tasks.set(t.id, t);
+    // Tasks dated elsewhere, or another user's, by id; tasks of the range that no group names
+    // stay in the map unused.
+    const missing = new Set<string>();
+    for (const g of groups) if (g.taskId && !tasks.has(g.taskId)) missing.add(g.taskId);
+    if (missing.size > 0) {
       for (const t of await db.selectFrom('tasks').$call(withIds(db, 'tasks', missing)).select(TASK_COLUMNS).execute()) {
-        tasks.set(t.id, namedTask(t));
+        tasks.set(t.id, t);
       }
     }
     // A task's own project is shown (or masked) with the task.
@@ -255,11 +259,15 @@ async function projectsAndCategories(
   return { projects, categories };
 }
 
-const TASK_COLUMNS = ['tasks.id', 'tasks.user_id', 'tasks.title', 'tasks.date', 'tasks.project_id', 'tasks.visible'] as const;
-
-function namedTask(t: { id: string; user_id: string; title: string; date: string; project_id: string | null; visible: number | boolean }): NamedTask {
-  return { id: t.id, userId: t.user_id, title: t.title, date: t.date, projectId: t.project_id, visible: Boolean(t.visible) };
-}
+/** The columns of a NamedTask, under its names: rows are used as they come. */
+const TASK_COLUMNS = [
+  'tasks.id',
+  'tasks.user_id as userId',
+  'tasks.title',
+  'tasks.date',
+  'tasks.project_id as projectId',
+  'tasks.visible',
+] as const;
 
 /**
  * The users' tasks dated firstDate..lastDate, read as ranges of the (user_id, date) index. A
