@@ -38,13 +38,17 @@ export async function buildReport(
   if (request.level === 'activity') return encodeActivityReport(storage, request, caller);
 
   const people = request.teamIds ? await activeMembersOf(db, request.teamIds) : [caller];
-  const groups = await sumMinutes(db, {
-    userIds: people.map((p) => p.id),
-    timezones: new Map(people.map((p) => [p.id, p.timezone])),
-    from: request.from,
-    to: request.to,
-    projectIds: request.projectIds ?? undefined,
-  });
+  // Independent reads side by side: on PostgreSQL they go out on two connections at once.
+  const [groups, comments] = await Promise.all([
+    sumMinutes(db, {
+      userIds: people.map((p) => p.id),
+      timezones: new Map(people.map((p) => [p.id, p.timezone])),
+      from: request.from,
+      to: request.to,
+      projectIds: request.projectIds ?? undefined,
+    }),
+    request.level === 'day' ? commentsInRange(db, people, request) : [],
+  ]);
   const context: ReportContext = {
     request,
     labels: new ReportLabels(viewer, await lookupNames(db, groups)),
@@ -53,7 +57,7 @@ export async function buildReport(
   };
   const timed =
     request.level === 'day'
-      ? buildDayRows(context, groups, await commentsInRange(db, people, request))
+      ? buildDayRows(context, groups, comments)
       : request.level === 'week'
         ? buildWeekRows(context, groups)
         : buildTaskRows(context, groups);

@@ -182,23 +182,38 @@ export async function lookupNames(
       }
     }
   }
+  // The groups' projects and categories are read while the tasks are.
+  const named = projectsAndCategories(db, projectIds, categoryIds);
   const tasks = new Map<string, NamedTask>();
+  /** Projects of the tasks the groups name. */
+  const taskProjects = new Set<string>();
   if (withTask > 0) {
     const byRange = taskUsers.size > 0 ? await tasksDatedIn(db, [...taskUsers], firstDate, lastDate) : [];
     for (const t of byRange) tasks.set(t.id, t);
     // Tasks dated elsewhere, or another user's, by id; tasks of the range that no group names
     // stay in the map unused.
     const missing = new Set<string>();
-    for (const g of groups) if (g.taskId && !tasks.has(g.taskId)) missing.add(g.taskId);
+    let lastTask: NamedTask | undefined;
+    for (const g of groups) {
+      if (!g.taskId || g.taskId === lastTask?.id) continue;
+      lastTask = tasks.get(g.taskId);
+      if (lastTask) {
+        if (lastTask.projectId) taskProjects.add(lastTask.projectId);
+      } else missing.add(g.taskId);
+    }
     if (missing.size > 0) {
       for (const t of await db.selectFrom('tasks').$call(withIds(db, 'tasks', missing)).select(TASK_COLUMNS).execute()) {
         tasks.set(t.id, t);
+        if (t.projectId) taskProjects.add(t.projectId);
       }
     }
-    // A task's own project is shown (or masked) with the task.
-    for (const t of tasks.values()) if (t.projectId) projectIds.add(t.projectId);
   }
-  const { projects, categories } = await projectsAndCategories(db, projectIds, categoryIds);
+  const { projects, categories } = await named;
+  // A task's own project is shown (or masked) with the task: read the few not read already.
+  for (const id of taskProjects) if (projects.has(id)) taskProjects.delete(id);
+  if (taskProjects.size > 0) {
+    for (const [id, project] of (await projectsAndCategories(db, taskProjects, new Set())).projects) projects.set(id, project);
+  }
   return { projects, categories, tasks };
 }
 
