@@ -94,7 +94,9 @@ function preparingStatements(pool: pg.Pool): PostgresPool {
   const nameOf = (text: string): string | null => {
     let name = names.get(text);
     if (name === undefined) {
-      name = names.size < PREPARED_TEXTS && PREPARABLE.test(text) ? `daybook_${names.size}` : null;
+      // Past the limit new texts are neither named nor remembered, so the map stays bounded.
+      if (names.size >= PREPARED_TEXTS) return null;
+      name = PREPARABLE.test(text) ? `daybook_${names.size}` : null;
       names.set(text, name);
     }
     return name;
