@@ -283,6 +283,22 @@ const datasetFile = await ensureDataset(USERS, DAYS, SEED);
 const facts = await datasetFacts(datasetFile);
 const ctx: Context = { facts, databaseUrl: names.every((n) => n === 'import') ? '' : await ensureBenchDatabase(facts) };
 
+/**
+ * This machine's speed at the moment: a bare Fastify server's `GET /user` throughput under the
+ * same load generator. Shared machines change speed by half or more within an hour; runs are
+ * comparable only next to this figure.
+ */
+async function calibrate(): Promise<number> {
+  const bare = await startProcess('bench/bare-server.ts', [], {});
+  try {
+    return (await load(bare.url, { connections: 10, seconds: 3, requests: [{ path: '/user' }] })).rps;
+  } finally {
+    await bare.stop();
+  }
+}
+
+const bareRps = await calibrate();
+console.log(`machine: bare Fastify ${Math.round(bareRps)} req/s (GET /user, 10 connections, 3 s)`);
 printHeader();
 const rows: Row[] = [];
 for (const name of names) {
@@ -300,5 +316,5 @@ for (const name of names) {
 const resultsDir = join(root, 'bench/results');
 mkdirSync(resultsDir, { recursive: true });
 const out = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${dialect}.json`);
-writeFileSync(out, `${JSON.stringify({ dialect, users: USERS, days: DAYS, seed: SEED, seconds: SECONDS, rows }, null, 2)}\n`);
+writeFileSync(out, `${JSON.stringify({ dialect, users: USERS, days: DAYS, seed: SEED, seconds: SECONDS, bareFastifyRps: bareRps, rows }, null, 2)}\n`);
 console.error(`bench: results written to ${out}`);
