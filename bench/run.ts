@@ -147,7 +147,7 @@ const scenarios: Record<string, Scenario> = {
     }),
 
   async import(ctx) {
-    const target = dialect === 'postgres' ? await createScratchPostgres(ctx.databaseUrl) : null;
+    const target = dialect === 'postgres' ? await createScratchPostgres(databaseUrl) : null;
     const file = join(dataDir, 'import-scratch.db');
     rmSync(file, { force: true });
     rmSync(`${file}-wal`, { force: true });
