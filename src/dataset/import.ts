@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { type Kysely, SqliteAdapter, sql, type Transaction } from 'kysely';
+import { type Kysely, PostgresAdapter, SqliteAdapter, sql, type Transaction } from 'kysely';
 import { hashApiKey } from '../services/api-keys.ts';
 import { createLocalDateMemo, isValidLocalDate, isValidTimezone, localNoon } from '../lib/time.ts';
 import { DeferredActivityUpkeep, previousActivities } from '../storage/activity-bulk.ts';
@@ -14,6 +14,7 @@ import {
   type ActivityRow, markChangedDays, recomputeLocalDates, refreshAutoTaskCreatedAt, upsertActivities,
 } from '../storage/activities.ts';
 import type { Database } from '../storage/schema.ts';
+import { postgresSearchWords } from '../storage/search.ts';
 import type {
   ActivityRecord, ApiKeyRecord, CategoryRecord, DayCommentRecord, PortfolioRecord, ProjectRecord,
   TaskRecord, TeamRecord, UserRecord,
@@ -404,20 +405,29 @@ class ImportSession {
       (await this.trx.selectFrom('tasks').select(['id', 'project_id']).where('id', 'in', records.map((t) => t.id)).execute())
         .map((t) => [t.id, t.project_id]),
     );
+    // PostgreSQL: the search words computed here rather than by the database (migration 0004).
+    const postgres = this.trx.getExecutor().adapter instanceof PostgresAdapter;
     await this.trx
       .insertInto('tasks')
-      .values(records.map((t) => ({
-        id: t.id,
-        user_id: t.userId,
-        date: t.date,
-        title: t.title,
-        description: t.description ?? null,
-        project_id: t.projectId ?? null,
-        visible: bool(t.visible, true),
-        created_at: instant(t.createdAt) ?? localNoon(t.date, this.users.get(t.userId) ?? 'UTC'),
-        created_at_auto: t.createdAt === undefined ? 1 : 0,
-      })))
+      .values(records.map((t) => {
+        const createdAt = instant(t.createdAt) ?? localNoon(t.date, this.users.get(t.userId) ?? 'UTC');
+        const row = {
+          id: t.id,
+          user_id: t.userId,
+          date: t.date,
+          title: t.title,
+          description: t.description ?? null,
+          project_id: t.projectId ?? null,
+          visible: bool(t.visible, true),
+          created_at: createdAt,
+          created_at_auto: t.createdAt === undefined ? 1 : 0,
+        };
+        if (!postgres) return row;
+        const words = postgresSearchWords(t.userId, createdAt, t.title, t.description ?? null);
+        return { ...row, search_words: sql<string>`array_to_tsvector(string_to_array(${words}, ' '))` };
+      }))
       .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+        ...(postgres ? { search_words: eb.ref('excluded.search_words') } : {}),
         user_id: eb.ref('excluded.user_id'),
         date: eb.ref('excluded.date'),
         title: eb.ref('excluded.title'),

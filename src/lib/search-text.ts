@@ -57,6 +57,23 @@ export function wordsOf(text: string): Word[] {
   return words;
 }
 
+const SEPARATOR_RUNS = new RegExp(`${SEPARATOR.source}+`, 'u');
+
+/**
+ * The distinct words a stored text is indexed under on PostgreSQL, as its
+ * `daybook_search_words` finds them (migration 0002): the text as the database keeps it (a lone
+ * surrogate becomes U+FFFD), folded whole, split at runs of separators, each word cut to
+ * INDEXED_WORD_LENGTH code points. Writers that compute them here spare the database that work.
+ */
+export function indexedWordsOf(text: string): string[] {
+  const words = new Set<string>();
+  for (const word of foldWord(text.toWellFormed()).split(SEPARATOR_RUNS)) {
+    if (word === '') continue;
+    words.add(word.length > INDEXED_WORD_LENGTH ? [...word].slice(0, INDEXED_WORD_LENGTH).join('') : word);
+  }
+  return [...words];
+}
+
 function hex(code: number): string {
   return code.toString(16).padStart(4, '0');
 }

@@ -2,6 +2,7 @@
 import { CompiledQuery, type Insertable, type Kysely, PostgresAdapter, sql, type Transaction } from 'kysely';
 import { localDateOf } from '../lib/time.ts';
 import type { ActivitiesTable, Database } from './schema.ts';
+import { postgresSearchWords } from './search.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -52,18 +53,23 @@ const POSTGRES_TYPES = ['text', 'text', 'bigint', 'double precision', 'text', 't
 
 /**
  * PostgreSQL: one array parameter per column, spread back into rows by unnest. The same
- * statement text for every batch size, and 11 parameters instead of 11 per row, which the
- * server parses and plans far faster than a VALUES list of thousands of placeholders.
+ * statement text for every batch size, and 12 parameters instead of 11 per row, which the
+ * server parses and plans far faster than a VALUES list of thousands of placeholders. The 12th
+ * holds each row's search lexemes, joined by spaces (migration 0004).
  */
-const POSTGRES_UPSERT = `insert into activities (${ACTIVITY_COLUMNS.join(', ')})
-  select * from unnest(${ACTIVITY_COLUMNS.map((_, i) => `$${i + 1}::${POSTGRES_TYPES[i]}[]`).join(', ')})
-  on conflict (id) do update set ${ACTIVITY_COLUMNS.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}`;
+const POSTGRES_UPSERT = `insert into activities (${ACTIVITY_COLUMNS.join(', ')}, search_words)
+  select ${ACTIVITY_COLUMNS.map((c) => `a.${c}`).join(', ')}, array_to_tsvector(string_to_array(a.words, ' '))
+  from unnest(${ACTIVITY_COLUMNS.map((_, i) => `$${i + 1}::${POSTGRES_TYPES[i]}[]`).join(', ')}, $${ACTIVITY_COLUMNS.length + 1}::text[])
+    as a(${ACTIVITY_COLUMNS.join(', ')}, words)
+  on conflict (id) do update set ${[...ACTIVITY_COLUMNS.slice(1), 'search_words'].map((c) => `${c} = excluded.${c}`).join(', ')}`;
 
 /** Inserts or replaces activities by id (rows must have distinct ids). */
 export async function upsertActivities(db: Db, rows: ActivityRow[]): Promise<void> {
   if (rows.length === 0) return;
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    const columns = ACTIVITY_COLUMNS.map((column) => rows.map((row) => row[column] ?? null));
+    const columns: unknown[][] = ACTIVITY_COLUMNS.map((column) => rows.map((row) => row[column] ?? null));
+    // The search words, computed here rather than by the database (migration 0004).
+    columns.push(rows.map((row) => postgresSearchWords(row.user_id, Number(row.start), row.headline, row.description ?? null)));
     await db.executeQuery(CompiledQuery.raw(POSTGRES_UPSERT, columns));
     return;
   }

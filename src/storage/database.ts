@@ -78,6 +78,11 @@ export function openStorage(url: string): Storage {
 
 /** Most statement texts a process names (and so keeps prepared on each connection). */
 const PREPARED_TEXTS = 1000;
+/**
+ * Longer texts are not named: they are the multi-row VALUES lists of imports, whose text changes
+ * with the batch size and which would each keep a plan on every connection.
+ */
+const PREPARED_TEXT_LENGTH = 4096;
 /** Statements worth keeping: queries and writes, not transaction control, cursors or DDL. */
 const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
 
@@ -96,7 +101,7 @@ function preparingStatements(pool: pg.Pool): PostgresPool {
     if (name === undefined) {
       // Past the limit new texts are neither named nor remembered, so the map stays bounded.
       if (names.size >= PREPARED_TEXTS) return null;
-      name = PREPARABLE.test(text) ? `daybook_${names.size}` : null;
+      name = text.length <= PREPARED_TEXT_LENGTH && PREPARABLE.test(text) ? `daybook_${names.size}` : null;
       names.set(text, name);
     }
     return name;

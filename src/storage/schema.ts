@@ -2,9 +2,15 @@
  * Table types shared by both dialects. Booleans are stored as integers (0/1) and instants as
  * Unix milliseconds on SQLite and PostgreSQL alike, so one set of queries serves both.
  */
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 export type Bool = number;
+
+/**
+ * PostgreSQL only (migrations 0002 and 0004): a task's or activity's search lexemes, which a
+ * writer may give (the importer does) and a trigger fills otherwise. Never read by a query.
+ */
+type SearchWords = ColumnType<never, string | undefined, string | undefined>;
 
 export interface UsersTable {
   id: string;
@@ -74,6 +80,7 @@ export interface TasksTable {
   created_at: number;
   /** 1 when created_at was not given and follows the task's first activity. */
   created_at_auto: Bool;
+  search_words: SearchWords;
 }
 
 export interface ActivitiesTable {
@@ -91,6 +98,7 @@ export interface ActivitiesTable {
   category_id: string | null;
   /** Local day of `start` in the user's timezone (YYYY-MM-DD). */
   local_date: string;
+  search_words: SearchWords;
 }
 
 export interface DayCommentsTable {

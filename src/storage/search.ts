@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
+import { indexedWordsOf } from '../lib/search-text.ts';
 import type { Storage } from './database.ts';
 
 export type SearchSource = 'tasks' | 'activity';
@@ -147,14 +148,42 @@ function sqliteCandidates(source: SearchSource, q: CandidateQuery) {
 }
 
 /**
+ * A PostgreSQL record's scope, as migration 0002 spells it: the user id's md5 (16 hex digits),
+ * ".", the number of the 7-day span since 1970-01-01 of its time, ".".
+ */
+function postgresScope(userId: string, span: number): string {
+  let user = userHashes.get(userId);
+  if (user === undefined) {
+    user = createHash('md5').update(userId, 'utf8').digest('hex').slice(0, 16);
+    if (userHashes.size >= 10_000) userHashes.clear();
+    userHashes.set(userId, user);
+  }
+  return `${user}.${span}.`;
+}
+
+/** User ids' md5 prefixes: an import asks for the same few users millions of times. */
+const userHashes = new Map<string, string>();
+
+/**
+ * The lexemes of a task's or activity's `search_words` on PostgreSQL, joined by spaces (no word
+ * holds one): what `daybook_search_words` would store for the row, computed by the importer so
+ * the database does not run its Unicode folding per row (migration 0004).
+ */
+export function postgresSearchWords(userId: string, time: number, title: string, description: string | null): string {
+  const scope = postgresScope(userId, Math.floor(time / WEEK_MS));
+  return indexedWordsOf(`${title} ${description ?? ''}`)
+    .map((word) => scope + word)
+    .join(' ');
+}
+
+/**
  * Each indexed word carries its record's scope (the user id's md5 and the number of its 7-day
  * span; migration 0002), so every word becomes one prefix lexeme per span of the window and the
  * GIN index reads only this user's entries of those spans.
  */
 function postgresCandidates(source: SearchSource, q: CandidateQuery) {
   const t = TABLES[source];
-  const user = createHash('md5').update(q.userId, 'utf8').digest('hex').slice(0, 16);
-  const scopes = spansOf(q, WEEK_MS).map((span) => `${user}.${span}.`);
+  const scopes = spansOf(q, WEEK_MS).map((span) => postgresScope(q.userId, span));
   const lexeme = (text: string) => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "''")}':*`;
   const query = q.words.map((word) => `(${scopes.map((scope) => lexeme(scope + word)).join(' | ')})`).join(' & ');
   return sql`
