@@ -6,7 +6,8 @@
  *
  *   bash scripts/node.sh bench/in-process.ts [kind …] [--rounds N]
  *
- * DAYBOOK_DATABASE_URL selects the database as for `npm run bench` (SQLite by default).
+ * DAYBOOK_DATABASE_URL selects the database as for `npm run bench` (SQLite by default);
+ * DAYBOOK_REPORT_WORKERS=0 builds large reports on the main thread, as one request costs.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
@@ -24,7 +25,7 @@ const shape = [Number(process.env.BENCH_USERS ?? 100), Number(process.env.BENCH_
 const facts = await datasetFacts(await ensureDataset(...shape));
 const url = benchDatabaseUrl(...shape);
 const storage = openStorage(url);
-const config = { ...loadConfig({ DAYBOOK_DATABASE_URL: url }), rateLimitPerMinute: 1e9, authFailuresPerMinute: 1e9 };
+const config = { ...loadConfig({ DAYBOOK_DATABASE_URL: url, DAYBOOK_REPORT_WORKERS: process.env.DAYBOOK_REPORT_WORKERS }), rateLimitPerMinute: 1e9, authFailuresPerMinute: 1e9 };
 const app = await buildApp({ storage, config, rateLimiter: new MemoryRateLimiter(), now: Date.now }, { logger: loggerOptions('warn') });
 await app.ready();
 
