@@ -128,7 +128,12 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ success: false, error: error.message });
     }
-    request.log.error({ err: error }, 'request failed');
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' && (reply.raw.destroyed || request.raw.destroyed)) {
+      // The client hung up before its answer (a streamed report body) was sent: nothing failed.
+      request.log.info('client closed the connection before the answer was sent');
+    } else {
+      request.log.error({ err: error }, 'request failed');
+    }
     return reply.code(500).send({ success: false, error: 'Internal Server Error' });
   });
 

@@ -1,5 +1,9 @@
-/** decisions §1.8: a key never appears in the logs, wherever the caller put it. */
+/**
+ * decisions §1.8: a key never appears in the logs, wherever the caller put it; a client hanging
+ * up is not logged as a server error.
+ */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import type { FastifyLoggerOptions } from 'fastify';
@@ -53,5 +57,27 @@ forEachDialect('logs', (dialect) => {
     assert.ok(requests.length >= 6, lines.join('\n'));
     const log = lines.join('\n');
     for (const key of [...Object.values(KEYS), unknownKey]) assert.ok(!log.includes(key), `${key} appears in the log`);
+  });
+  test('a client that hangs up before its report is sent is an info line, not an error', async () => {
+    const before = lines.length;
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as { port: number };
+    const body = JSON.stringify({ dateRange: { from: DEFAULT_NOW - 89 * 86_400_000, to: DEFAULT_NOW }, aggregationLevel: 'activity' });
+    const socket = connect(port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.end(
+      `POST /report HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEYS.aliceAll}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    socket.destroy();
+    // The server finishes the request it was given and notes how it ended.
+    const ended = () => lines.slice(before).map((line) => JSON.parse(line) as { level: number; msg: string; req?: { path?: string } });
+    for (let i = 0; i < 100 && !ended().some((l) => l.msg === 'request completed' || l.msg.startsWith('client closed')); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const logged = ended();
+    assert.ok(logged.some((l) => l.req?.path === '/report'), lines.slice(before).join('\n'));
+    assert.ok(logged.some((l) => l.msg === 'request completed' || l.msg.startsWith('client closed')), lines.slice(before).join('\n'));
+    assert.deepEqual(logged.filter((l) => l.level >= 50), []);
   });
 });
