@@ -5,6 +5,7 @@ import { ReportBody, ReportResponse } from '../http/report-schemas.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { buildReport } from '../services/report.ts';
 import { EncodedReport } from '../services/report-activity.ts';
+import { parseReportRequest } from '../services/report-request.ts';
 import { ReportWorkers, isLargeReport } from '../services/report-workers.ts';
 
 const description = [
@@ -61,8 +62,9 @@ const reportRoutes: RouteModule = (app, deps) => {
           .header('content-type', 'application/json; charset=utf-8')
           .header('content-length', chunks.reduce((sum, c) => sum + c.byteLength, 0))
           .send(Readable.from(releasing(chunks), { objectMode: false }) as unknown as ReportResponseBody);
-      if (workers && isLargeReport(job)) return sendChunks(await workers.run(job));
-      const report = await buildReport(deps.storage, job.caller, job.viewer, job.body, job.now);
+      const parsed = parseReportRequest(job.body, job.now);
+      if (workers && isLargeReport(parsed)) return sendChunks(await workers.run(job));
+      const report = await buildReport(deps.storage, job.caller, job.viewer, parsed);
       if (report instanceof EncodedReport) return sendChunks(report.chunks);
       return { success: true as const, ...report };
     },

@@ -7,6 +7,7 @@ import { ApiError } from '../http/errors.ts';
 import { openStorage } from '../storage/database.ts';
 import { buildReport } from './report.ts';
 import { EncodedReport } from './report-activity.ts';
+import { parseReportRequest } from './report-request.ts';
 import type { ReportJob, WorkerAnswer } from './report-workers.ts';
 
 const storage = openStorage((workerData as { databaseUrl: string }).databaseUrl);
@@ -23,7 +24,7 @@ function movable(buffers: Buffer[]): ArrayBuffer[] {
 /** The same bytes the route's serializer writes for the inline report (routes/report.ts). */
 async function answer(id: number, job: ReportJob): Promise<{ answer: WorkerAnswer; transfer: ArrayBuffer[] }> {
   try {
-    const report = await buildReport(storage, job.caller, job.viewer, job.body, job.now);
+    const report = await buildReport(storage, job.caller, job.viewer, parseReportRequest(job.body, job.now));
     const body = report instanceof EncodedReport ? report.chunks : [Buffer.from(JSON.stringify({ success: true, ...report }))];
     const chunks = movable(body);
     return { answer: { id, chunks }, transfer: chunks };

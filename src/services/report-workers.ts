@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { ApiError } from '../http/errors.ts';
 import type { UserRow } from '../storage/accounts.ts';
 import type { Viewer } from './project-access.ts';
-import { DAY_MS, type ReportBody, parseReportRequest } from './report-request.ts';
+import { DAY_MS, type ReportBody, type ReportRequest } from './report-request.ts';
 
 export interface ReportJob {
   caller: UserRow;
@@ -28,13 +28,12 @@ export type WorkerAnswer =
   | { id: number; failure: string };
 
 /**
- * Team reports and reports over more than a month are built on the pool (the request is checked
- * first: parseReportRequest). Activity rows stay on the server's thread whatever their range:
+ * Team reports and reports over more than a month are built on the pool (asked of the checked
+ * request, which the route parses once). Activity rows stay on the server's thread whatever their range:
  * they are written into the response as they are read, one row at a time, and cost the heap
  * little; on a worker their buffers and a second heap only added memory.
  */
-export function isLargeReport(job: Pick<ReportJob, 'body' | 'now'>): boolean {
-  const request = parseReportRequest(job.body, job.now);
+export function isLargeReport(request: ReportRequest): boolean {
   if (request.level === 'activity') return false;
   return request.teamIds !== null || request.to - request.from > 31 * DAY_MS;
 }

@@ -15,7 +15,7 @@ import { type EncodedReport, encodeActivityReport } from './report-activity.ts';
 import { type ReportContext, sortRows } from './report-context.ts';
 import { buildDayRows } from './report-day.ts';
 import { ReportLabels } from './report-labels.ts';
-import { type ReportBody, type ReportRequest, parseReportRequest } from './report-request.ts';
+import type { ReportRequest } from './report-request.ts';
 import type { ReportRow } from './report-rows.ts';
 import { buildTaskRows } from './report-task.ts';
 import { buildWeekRows } from './report-week.ts';
@@ -29,11 +29,9 @@ export async function buildReport(
   storage: Storage,
   caller: ReportUser,
   viewer: Viewer,
-  body: ReportBody | undefined | null,
-  now: number,
+  request: ReportRequest,
 ): Promise<Report | EncodedReport> {
   const { db } = storage;
-  const request = parseReportRequest(body, now);
   await checkNamedIds(db, viewer, request);
   if (request.level === 'activity') return encodeActivityReport(storage, request, caller);
 

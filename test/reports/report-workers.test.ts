@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { importDataset } from '../../src/dataset/import.ts';
-import type { ReportBody } from '../../src/services/report-request.ts';
+import { type ReportBody, parseReportRequest } from '../../src/services/report-request.ts';
 import { isLargeReport } from '../../src/services/report-workers.ts';
 import { type Dialect, migrate, openStorage } from '../../src/storage/database.ts';
 import { DEFAULT_NOW, EXAMPLE, KEYS, type TestApp, type TestDatabase, createTestApp, createTestDatabase, forEachDialect } from '../helper.ts';
@@ -50,13 +50,14 @@ async function sharedDatabase(dialect: Dialect): Promise<TestDatabase> {
 test('the pool takes team reports and ranges over a month, never activity rows', () => {
   const now = DEFAULT_NOW;
   const body = (days: number, extra: object = {}) => ({ dateRange: { from: now - days * DAY, to: now }, aggregationLevel: 'day', ...extra }) as ReportBody;
-  assert.equal(isLargeReport({ body: body(7), now }), false);
-  assert.equal(isLargeReport({ body: body(31), now }), false);
-  assert.equal(isLargeReport({ body: body(32), now }), true);
-  assert.equal(isLargeReport({ body: body(1, { teamIds: ['t_eng'] }), now }), true);
-  assert.equal(isLargeReport({ body: body(90, { aggregationLevel: 'activity' }), now }), false);
-  assert.equal(isLargeReport({ body: {}, now }), false);
-  assert.throws(() => isLargeReport({ body: { aggregationLevel: 'day' }, now }), /dateRange is required/);
+  const large = (b: ReportBody) => isLargeReport(parseReportRequest(b, now));
+  assert.equal(large(body(7)), false);
+  assert.equal(large(body(31)), false);
+  assert.equal(large(body(32)), true);
+  assert.equal(large(body(1, { teamIds: ['t_eng'] })), true);
+  assert.equal(large(body(90, { aggregationLevel: 'activity' })), false);
+  assert.equal(large({}), false);
+  assert.throws(() => large({ aggregationLevel: 'day' }), /dateRange is required/);
 });
 
 forEachDialect('large reports on worker threads', (dialect) => {
