@@ -3,6 +3,8 @@
  * and every route module in src/routes.
  */
 import { readdir } from 'node:fs/promises';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -61,6 +63,36 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   };
 }
 
+const MAX_PARAM_LENGTH = 16 * 1024;
+
+/** A reply as the handlers outside any route (Fastify's framework errors) use it. */
+interface EnvelopeReply {
+  code(status: number): { send(body: { success: false; error: string }): unknown };
+}
+
+/**
+ * Requests Node's HTTP parser rejects before Fastify sees them (headers over 16 KiB, a request
+ * line that is not HTTP): the answer is still the envelope, then the connection is closed.
+ */
+function answerClientError(this: { log: { debug(obj: object, msg: string): void } }, err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout']
+        : [400, 'Bad Request'];
+  this.log.debug({ code: err.code }, 'client error');
+  const body = JSON.stringify({ success: false, error: message });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}
+
 export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<App> {
   const app = Fastify({
     logger: options.logger ?? false,
@@ -68,6 +100,20 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     exposeHeadRoutes: false,
     trustProxy: process.env.DAYBOOK_TRUST_PROXY === 'true',
     schemaErrorFormatter: (errors, dataVar) => new ApiError(400, describeValidationError(errors, dataVar)),
+    // A path segment may be as long as the request line allows (Node caps the headers at 16 KiB),
+    // so a long project id is looked up and answered 404 like any other unknown id.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Errors Fastify meets before routing; answered in the envelope like every other failure.
+    frameworkErrors: (error, _request, reply) => {
+      const [status, message] =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? [414, 'URI Too Long']
+          : error.code === 'FST_ERR_BAD_URL'
+            ? [400, 'Malformed URL: a path segment is not valid percent-encoding']
+            : [400, 'Bad Request'];
+      void (reply as unknown as EnvelopeReply).code(status).send({ success: false, error: message });
+    },
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   // Query strings and path parameters arrive as text, so their values are coerced to the
@@ -92,10 +138,10 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     }
   });
 
-  const knownPaths = FindMyWay();
+  const knownPaths = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
   // Which methods each path serves: a route that matched but found nothing to serve (a missing
   // documentation asset) is a 404, not a 405.
-  const servedRoutes = FindMyWay();
+  const servedRoutes = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
   app.addHook('onRoute', (route) => {
     if (!knownPaths.find('GET', route.url)) knownPaths.on('GET', route.url, () => {});
     for (const method of [route.method].flat().map((m) => m.toUpperCase() as 'GET')) {

@@ -54,6 +54,9 @@ export const ProjectListQuery = Type.Object({
 // The string branch comes first so that an over-long text is reported by its length.
 const Description = Type.Union([Type.String({ maxLength: DESCRIPTION_MAX }), Type.Null()]);
 const ColorField = Type.Unknown({ description: `One of ${PROJECT_COLORS.join(', ')}; else 400 Invalid color value.` });
+const LegacyColorField = Type.Unknown({
+  description: `One of ${PROJECT_COLORS.join(', ')}; "" or null clears; a string over 100 characters is 400 naming the field, any other value 400 Invalid color value.`,
+});
 const ContributorsField = Type.Unknown({
   description:
     'null or an array of user ids, handles or e-mail addresses, each an active member of the project\'s team.',
@@ -102,7 +105,7 @@ export const LegacyProjectBody = Type.Object(
     id: Type.Optional(Type.String({ description: 'Required for update, delete and archive.' })),
     name: Type.Optional(NullableString),
     description: Type.Optional(NullableString),
-    color: Type.Optional(NullableString),
+    color: Type.Optional(LegacyColorField),
     team: Type.Optional(NullableString),
     portfolio: Type.Optional(NullableString),
     private: Type.Optional(Type.Boolean()),

@@ -8,9 +8,30 @@ function fieldOf(error: FastifySchemaValidationError, dataVar: string): string {
   return path || dataVar;
 }
 
+/**
+ * A value that fits no branch of a union (`string or null`) fails each branch: the first
+ * branch's complaint alone would read `team must be of type null`. When every branch failed on
+ * the type, the message lists the types; when one branch had the right type, its complaint
+ * (a length, a range) is the one that applies.
+ */
+function unionMessage(errors: FastifySchemaValidationError[], dataVar: string): string | null {
+  const union = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  if (!union) return null;
+  const branches = errors.filter((e) => e !== union && e.instancePath === union.instancePath && e.schemaPath.startsWith(union.schemaPath));
+  const fitting = branches.find((e) => e.keyword !== 'type');
+  if (fitting) return describeValidationError([fitting], dataVar);
+  const types = [...new Set(branches.map((e) => String((e.params as { type?: unknown }).type)))];
+  if (types.length < 2) return null;
+  // null last: `must be of type string or null`.
+  types.sort((a, b) => Number(a === 'null') - Number(b === 'null'));
+  return `${fieldOf(union, dataVar)} must be of type ${types.join(' or ')}`;
+}
+
 export function describeValidationError(errors: FastifySchemaValidationError[], dataVar: string): string {
   const error = errors[0];
   if (!error) return `${dataVar} is invalid`;
+  const union = errors.length > 1 ? unionMessage(errors, dataVar) : null;
+  if (union) return union;
   const field = fieldOf(error, dataVar);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {

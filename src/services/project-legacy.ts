@@ -17,7 +17,8 @@ export interface LegacyRequest {
   id?: string;
   name?: string | null;
   description?: string | null;
-  color?: string | null;
+  /** Any JSON value: checked by the project services, so a wrong one is `Invalid color value`. */
+  color?: unknown;
   team?: string | null;
   portfolio?: string | null;
   private?: boolean;
@@ -36,7 +37,7 @@ function requireId(request: LegacyRequest): string {
 }
 
 /** On this endpoint an empty string means the same as null: no value, or clear it on update. */
-function emptyAsNull(value: string | null | undefined): string | null | undefined {
+function emptyAsNull<T>(value: T): T | null {
   return value === '' ? null : value;
 }
 

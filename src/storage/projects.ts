@@ -4,6 +4,7 @@
  */
 import { type ExpressionBuilder, type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, ProjectsTable } from './schema.ts';
+import { textList } from './text-list.ts';
 
 export type ProjectRow = Selectable<ProjectsTable> & {
   /** Start of the most recent activity logged to the project (Unix ms), or null. */
@@ -46,7 +47,7 @@ export async function visibleProjectIds(
 ): Promise<Set<string>> {
   if (among && among.length === 0) return new Set();
   let query = db.selectFrom('projects').select('projects.id').where(visibleTo(userId));
-  if (among) query = query.where('projects.id', 'in', among);
+  if (among) query = query.where('projects.id', 'in', textList(db, among));
   const rows = await query.execute();
   return new Set(rows.map((r) => r.id));
 }
@@ -170,12 +171,17 @@ export interface UserRef {
 /** Users whose id or handle equals, or whose e-mail equals ignoring case, one of `entries`. */
 export async function usersMatching(db: Kysely<Database>, entries: readonly string[]): Promise<UserRef[]> {
   if (entries.length === 0) return [];
-  const lowered = [...new Set(entries.map((e) => e.toLowerCase()))];
+  const distinct = new Set(entries);
+  const lowered = new Set(entries.map((e) => e.toLowerCase()));
   return db
     .selectFrom('users')
     .select(['id', 'handle', 'email'])
     .where((eb) =>
-      eb.or([eb('id', 'in', entries), eb('handle', 'in', entries), eb(eb.fn('lower', ['email']), 'in', lowered)]),
+      eb.or([
+        eb('id', 'in', textList(db, distinct)),
+        eb('handle', 'in', textList(db, distinct)),
+        eb(eb.fn('lower', ['email']), 'in', textList(db, lowered)),
+      ]),
     )
     .orderBy('id')
     .execute();

@@ -1,0 +1,110 @@
+/**
+ * Requests at the edges of what a client can send: very long path segments, broken
+ * percent-encoding, oversized headers, lists longer than a database takes as parameters, and
+ * values of the wrong type for fields that take a string or null. Each is a 4xx in the
+ * envelope (decisions §1.2, §1.6), never Fastify's own body or a 500.
+ */
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, test } from 'node:test';
+import { KEYS, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
+
+/** Sends raw bytes to a listening server and returns the status line's code and the body. */
+async function rawRequest(port: number, request: string): Promise<{ status: number; headers: string; body: string }> {
+  const socket = connect(port, '127.0.0.1');
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk) => chunks.push(chunk));
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  socket.on('error', () => {});
+  socket.write(request);
+  await closed;
+  const text = Buffer.concat(chunks).toString('utf8');
+  const [head = '', body = ''] = text.split('\r\n\r\n');
+  return { status: Number(head.split(' ')[1]), headers: head, body };
+}
+
+forEachDialect('requests at the edges', (dialect) => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp(dialect);
+  });
+  after(() => t.close());
+
+  test('a project id longer than 100 characters is an ordinary unknown id', async () => {
+    const id = 'p'.repeat(5000);
+    const read = await call(t.app, 'GET', `/projects/${id}`, { key: KEYS.aliceAll });
+    assert.deepEqual([read.status, read.json], [404, { success: false, error: 'Project not found' }]);
+    const removed = await call(t.app, 'DELETE', `/projects/${id}`, { key: KEYS.aliceAll });
+    assert.deepEqual([removed.status, removed.json], [403, { success: false, error: 'Deleting projects is not available through the API.' }]);
+    const noKey = await call(t.app, 'POST', `/projects/${id}`, { body: {} });
+    assert.deepEqual([noKey.status, noKey.json], [401, { success: false, error: 'Missing API key' }]);
+    const put = await call(t.app, 'PUT', `/projects/${id}`, { key: KEYS.aliceAll });
+    assert.deepEqual([put.status, put.json], [405, { success: false, error: 'Method Not Allowed' }]);
+  });
+
+  test('broken percent-encoding in a path is 400 in the envelope', async () => {
+    for (const url of ['/projects/%E0%A4%A', '/nowhere/%E0%A4%A']) {
+      const res = await call(t.app, 'GET', url, { key: KEYS.aliceAll });
+      assert.deepEqual([res.status, res.json], [400, { success: false, error: 'Malformed URL: a path segment is not valid percent-encoding' }], url);
+    }
+  });
+
+  test('headers over 16 KiB and a request line that is not HTTP are answered in the envelope', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as { port: number };
+    const long = await rawRequest(port, `GET /user?pad=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEYS.aliceAll}\r\n\r\n`);
+    assert.equal(long.status, 431);
+    assert.match(long.headers, /content-type: application\/json/i);
+    assert.deepEqual(JSON.parse(long.body), { success: false, error: 'Request Header Fields Too Large' });
+    const garbage = await rawRequest(port, 'NOT HTTP AT ALL\r\n\r\n');
+    assert.equal(garbage.status, 400);
+    assert.deepEqual(JSON.parse(garbage.body), { success: false, error: 'Bad Request' });
+    // The server goes on serving.
+    assert.equal((await call(t.app, 'GET', '/user', { key: KEYS.aliceAll })).status, 200);
+  });
+
+  test('a contributor list longer than the database takes as parameters is checked like a short one', async () => {
+    const entries = Array.from({ length: 40_000 }, (_, i) => `nobody-${i}`);
+    const res = await call(t.app, 'POST', '/projects/p_api', { key: KEYS.aliceAll, body: { contributorIds: entries } });
+    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'No user matches "nobody-0"; use a user id, handle, or email address' }]);
+    // Thousands of repeats of real members (by id, handle and e-mail) resolve to each member once.
+    const members = Array.from({ length: 30_000 }, (_, i) => ['u_alice', 'bob', 'ALICE@example.com'][i % 3]!);
+    const set = await call(t.app, 'POST', '/projects/p_api', { key: KEYS.aliceAll, body: { contributorIds: members } });
+    assert.equal(set.status, 200, set.body);
+    assert.deepEqual(set.json.project.contributorIds, ['u_alice', 'u_bob']);
+  });
+
+  test('a report naming more project ids than the database takes as parameters names the first unknown one', async () => {
+    const projectIds = Array.from({ length: 40_000 }, (_, i) => `p_missing_${i}`);
+    const res = await call(t.app, 'POST', '/report', {
+      key: KEYS.aliceAll,
+      body: { dateRange: { from: Date.parse('2026-11-16T00:00:00Z'), to: Date.parse('2026-11-23T00:00:00Z') }, aggregationLevel: 'day', projectIds },
+    });
+    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'Unknown project id: "p_missing_0"' }]);
+  });
+
+  test('a value of the wrong type for a string-or-null field names both types', async () => {
+    const cases: [string, string, unknown, string][] = [
+      ['POST', '/projects', { team: 5 }, 'team must be of type string or null'],
+      ['POST', '/projects', { portfolio: {} }, 'portfolio must be of type string or null'],
+      ['POST', '/projects/p_api', { team: true }, 'team must be of type string or null'],
+      ['POST', '/project', { operation: 'create', name: 5 }, 'name must be of type string or null'],
+      ['POST', '/project', { operation: 'create', name: 'x', description: [] }, 'description must be of type string or null'],
+    ];
+    for (const [method, url, body, error] of cases) {
+      const res = await call(t.app, method as 'POST', url, { key: KEYS.aliceAll, body });
+      assert.deepEqual([res.status, res.json], [400, { success: false, error }], JSON.stringify(body));
+    }
+  });
+
+  test('the deprecated /project answers Invalid color value for a color that is not a string', async () => {
+    for (const color of [5, true, { hex: '#FFB623' }, ['#FFB623']]) {
+      const res = await call(t.app, 'POST', '/project', { key: KEYS.aliceAll, body: { operation: 'create', name: 'Colors', color } });
+      assert.deepEqual([res.status, res.json], [400, { success: false, error: 'Invalid color value' }], JSON.stringify(color));
+    }
+    const cleared = await call(t.app, 'POST', '/project', { key: KEYS.aliceAll, body: { operation: 'create', name: 'Plain', color: '' } });
+    assert.equal(cleared.status, 200);
+    const project = await call(t.app, 'GET', `/projects/${cleared.json.projectId}`, { key: KEYS.aliceAll });
+    assert.equal(project.json.project.color, null);
+  });
+});
