@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type {
   ApiKeyRecord, CategoryRecord, PortfolioRecord, ProjectRecord, TeamRecord, UserRecord,
 } from '../dataset/records.ts';
-import { addDays, localDateOf, startOfLocalDay } from '../lib/time.ts';
+import { addDays, localDateOf, firstInstantOfLocalDay } from '../lib/time.ts';
 import { SCOPES } from '../services/scopes.ts';
 import {
   CATEGORIES, COLORS, CONFIDENTIAL_PROJECTS, FIRST_NAMES, LAST_NAMES, PERSONAL_PROJECTS, PLACES,
@@ -119,7 +119,7 @@ function buildPeople(options: DemoOptions): { users: UserRecord[]; people: Perso
       plan: i === 0 ? 'pro' : i % 9 === 4 ? 'free' : i % 3 === 1 ? 'pro' : 'core',
       dailyTargetMinutes: i % 8 === 6 ? 360 : 480,
       weekStart: place.weekStart,
-      createdAt: iso(startOfLocalDay(addDays(firstDay, -60), place.timezone)),
+      createdAt: iso(firstInstantOfLocalDay(addDays(firstDay, -60), place.timezone)),
     });
     people.push({ index: i, id, first, last, timezone: place.timezone, firstDay, lastDay });
   }
@@ -134,7 +134,7 @@ export function buildWorkspace(options: DemoOptions): DemoWorkspace {
   const random = createRandom(`${options.seed}:workspace`);
   const { users, people } = buildPeople(options);
   const earliest = people.map((p) => p.firstDay).sort()[0] ?? '';
-  const createdAt = (daysBefore: number) => iso(startOfLocalDay(addDays(earliest, -daysBefore), 'UTC'));
+  const createdAt = (daysBefore: number) => iso(firstInstantOfLocalDay(addDays(earliest, -daysBefore), 'UTC'));
   let colorIndex = random.int(0, COLORS.length - 1);
   const nextColor = () => COLORS[colorIndex++ % COLORS.length]!;
 

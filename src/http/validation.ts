@@ -11,8 +11,9 @@ function fieldOf(error: FastifySchemaValidationError, dataVar: string): string {
 /**
  * A value that fits no branch of a union (`string or null`) fails each branch: the first
  * branch's complaint alone would read `team must be of type null`. When every branch failed on
- * the type, the message lists the types; when one branch had the right type, its complaint
- * (a length, a range) is the one that applies.
+ * the type, the message names the types a value can have (null, which stands for "no value",
+ * only when it is the sole choice); when one branch had the right type, its complaint (a
+ * length, a range) is the one that applies.
  */
 function unionMessage(errors: FastifySchemaValidationError[], dataVar: string): string | null {
   const union = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
@@ -21,10 +22,11 @@ function unionMessage(errors: FastifySchemaValidationError[], dataVar: string): 
   const fitting = branches.find((e) => e.keyword !== 'type');
   if (fitting) return describeValidationError([fitting], dataVar);
   const types = [...new Set(branches.map((e) => String((e.params as { type?: unknown }).type)))];
-  if (types.length < 2) return null;
-  // null last: `must be of type string or null`.
-  types.sort((a, b) => Number(a === 'null') - Number(b === 'null'));
-  return `${fieldOf(union, dataVar)} must be of type ${types.join(' or ')}`;
+  const values = types.filter((type) => type !== 'null');
+  const named = values.length > 0 ? values : types;
+  if (named.length === 0) return null;
+  const described = named.map((type) => (type === 'integer' ? 'an integer' : `of type ${type}`));
+  return `${fieldOf(union, dataVar)} must be ${described.join(' or ')}`;
 }
 
 export function describeValidationError(errors: FastifySchemaValidationError[], dataVar: string): string {

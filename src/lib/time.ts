@@ -39,8 +39,11 @@ export function localTimeOf(ms: number, tz: string): string {
   return new Date(ms + offsetAt(ms, tz)).toISOString().slice(11, 16);
 }
 
-/** The instant of local midnight starting `date` in `tz` (the first instant of that day). */
-export function startOfLocalDay(date: string, tz: string): number {
+/**
+ * luxon's local midnight of `date`: on a day that begins twice (clocks set back from 01:00 to
+ * midnight) the second one. Only a first guess for firstInstantOfLocalDay.
+ */
+function luxonMidnight(date: string, tz: string): number {
   return memoByDay(startsOfDay, date, tz, () => DateTime.fromISO(date, { zone: tz }).startOf('day').toMillis());
 }
 
@@ -129,16 +132,16 @@ export function localTimeFormatter(tz: string): (ms: number) => string {
 
 /**
  * The first instant whose local date in `tz` is `date` or later: where `date` begins, or for a
- * date the zone skipped, where the next one begins. Unlike startOfLocalDay also on days that
- * begin twice (clocks set back from 01:00 to midnight, as in Havana), where luxon answers the
- * second midnight although the day began an hour earlier.
+ * date the zone skipped, where the next one begins. Also on days that begin twice (clocks set
+ * back from 01:00 to midnight, as in Havana), where luxon answers the second midnight although
+ * the day began an hour earlier. Every local day, week or period boundary is taken from here.
  */
 export function firstInstantOfLocalDay(date: string, tz: string): number {
   return memoByDay(firstInstants, date, tz, () => searchFirstInstant(date, tz));
 }
 
 function searchFirstInstant(date: string, tz: string): number {
-  const guess = startOfLocalDay(date, tz);
+  const guess = luxonMidnight(date, tz);
   if (localDateOf(guess - 1, tz) < date) return guess;
   // Local dates never go backwards: search the hours before for the change of date.
   let before = guess - 2 * 86_400_000;

@@ -2,7 +2,7 @@
  * Week rows (decisions §4.5): each person's local weeks, by their own week start, that lie
  * wholly inside the range and hold tracked time. Partial weeks at the edges are dropped.
  */
-import { addDays, startOfLocalDay, weekStartOf } from '../lib/time.ts';
+import { addDays, firstInstantOfLocalDay, weekStartOf } from '../lib/time.ts';
 import type { MinuteGroup } from '../storage/aggregates.ts';
 import { type ReportContext, type TimedRow, ownerFields, personalId } from './report-context.ts';
 import { TimeBucket, percentOfTarget } from './report-tally.ts';
@@ -23,8 +23,8 @@ export function buildWeekRows(context: ReportContext, groups: MinuteGroup[]): Ti
     let inside = fits.get(key);
     if (inside === undefined) {
       inside =
-        startOfLocalDay(start, person.timezone) >= request.from &&
-        startOfLocalDay(addDays(start, 7), person.timezone) <= request.to;
+        firstInstantOfLocalDay(start, person.timezone) >= request.from &&
+        firstInstantOfLocalDay(addDays(start, 7), person.timezone) <= request.to;
       fits.set(key, inside);
     }
     if (!inside) continue;

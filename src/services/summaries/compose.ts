@@ -4,7 +4,7 @@
  * local days of the period.
  */
 import type { Kysely } from 'kysely';
-import { addDays, startOfLocalDay } from '../../lib/time.ts';
+import { addDays, firstInstantOfLocalDay } from '../../lib/time.ts';
 import type { UserRow } from '../../storage/accounts.ts';
 import { type MinuteGroup, lookupNames, sumMinutes } from '../../storage/aggregates.ts';
 import type { Database } from '../../storage/schema.ts';
@@ -18,8 +18,8 @@ function minutesOf(user: SummaryUser, period: Pick<Period, 'start' | 'end'>, db:
   return sumMinutes(db, {
     userIds: [user.id],
     timezones: new Map([[user.id, user.timezone]]),
-    from: startOfLocalDay(period.start, user.timezone),
-    to: startOfLocalDay(addDays(period.end, 1), user.timezone),
+    from: firstInstantOfLocalDay(period.start, user.timezone),
+    to: firstInstantOfLocalDay(addDays(period.end, 1), user.timezone),
   });
 }
 

@@ -21,11 +21,29 @@ export function isLevel(value: string): value is Level {
   return (LEVELS as readonly string[]).includes(value);
 }
 
+/** Year and month 1–12 of a month counted from `year`'s January, stepping across year ends. */
+function normalMonth(year: number, month: number): [number, number] {
+  return [year + Math.floor((month - 1) / 12), ((((month - 1) % 12) + 12) % 12) + 1];
+}
+
+function dateOf(year: number, month: number, day: number): string {
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
 function monthStart(year: number, month: number): string {
-  // Normalise months outside 1–12 so callers can step across year boundaries.
-  const y = year + Math.floor((month - 1) / 12);
-  const m = ((((month - 1) % 12) + 12) % 12) + 1;
-  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-01`;
+  const [y, m] = normalMonth(year, month);
+  return dateOf(y, m, 1);
+}
+
+/**
+ * The last date of a month, counted within its own year: stepping to the next month's first
+ * day and back would leave the four-digit years after 9999-12.
+ */
+function monthEnd(year: number, month: number): string {
+  const [y, m] = normalMonth(year, month);
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const days = m === 2 ? (leap ? 29 : 28) : m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
+  return dateOf(y, m, days);
 }
 
 /** The period of `level` that contains the local date `date`. */
@@ -40,13 +58,13 @@ export function periodOf(level: Level, date: string, weekStart: WeekStart): Peri
       return { level, start, end: addDays(start, 6) };
     }
     case 'month':
-      return { level, start: monthStart(year, month), end: addDays(monthStart(year, month + 1), -1) };
+      return { level, start: monthStart(year, month), end: monthEnd(year, month) };
     case 'quarter': {
       const first = month - ((month - 1) % 3);
-      return { level, start: monthStart(year, first), end: addDays(monthStart(year, first + 3), -1) };
+      return { level, start: monthStart(year, first), end: monthEnd(year, first + 2) };
     }
     case 'year':
-      return { level, start: monthStart(year, 1), end: addDays(monthStart(year + 1, 1), -1) };
+      return { level, start: monthStart(year, 1), end: monthEnd(year, 12) };
   }
 }
 
