@@ -94,7 +94,9 @@ const pages: Record<RecordType, Page> = {
         description: t.description,
         projectId: t.project_id,
         visible: Boolean(t.visible),
-        createdAt: iso(t.created_at),
+        // A createdAt the importer derived (the task's first activity) is left out, so a
+        // restored task keeps following its first activity.
+        ...(t.created_at_auto ? {} : { createdAt: iso(t.created_at) }),
       },
     })),
   activity: async (db, after) =>

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { type Kysely, PostgresAdapter, SqliteAdapter, sql, type Transaction } from 'kysely';
 import { hashApiKey } from '../services/api-keys.ts';
-import { createLocalDateMemo, isValidLocalDate, isValidTimezone, localNoon } from '../lib/time.ts';
+import { createLocalDateMemo, isValidLocalDate, isValidTimezone, localNoon, parseInstant } from '../lib/time.ts';
 import { DeferredActivityUpkeep, previousActivities } from '../storage/activity-bulk.ts';
 import type { Storage } from '../storage/database.ts';
 import {
@@ -15,6 +15,7 @@ import {
 } from '../storage/activities.ts';
 import type { Database } from '../storage/schema.ts';
 import { postgresSearchWords } from '../storage/search.ts';
+import { textList } from '../storage/text-list.ts';
 import type {
   ActivityRecord, ApiKeyRecord, CategoryRecord, DayCommentRecord, PortfolioRecord, ProjectRecord,
   TaskRecord, TeamRecord, UserRecord,
@@ -45,7 +46,8 @@ function emptyCounts(): ImportCounts {
 }
 
 const bool = (value: boolean | undefined, fallback: boolean) => ((value ?? fallback) ? 1 : 0);
-const instant = (value: string | undefined) => (value === undefined ? null : Date.parse(value));
+/** A checked instant field (see checkInstant) as Unix ms, or null when absent. */
+const instant = (value: string | undefined) => (value === undefined ? null : parseInstant(value));
 
 /** Applies validated records in file order, buffering one type at a time into batches. */
 class ImportSession {
@@ -63,6 +65,10 @@ class ImportSession {
   private projects = new Set<string>();
   private tasks = new Map<string, { userId: string; projectId: string | null }>();
   private changedDays = new Set<string>();
+  /** Tasks this import gives to another user, with where each was named: checked at the end. */
+  private readonly movedTasks = new Map<string, string>();
+  /** Where each pending task record was read, for a task that changes hands. */
+  private readonly whereOfTask = new WeakMap<object, string>();
   /**
    * Records waiting to be written, by type. Files interleave types (a day's tasks, then its
    * activities): each type fills its own batch, and a flush writes every type in dependency
@@ -106,13 +112,26 @@ class ImportSession {
   async add(type: RecordType, record: unknown, where: string): Promise<void> {
     const key = recordKey(type, record);
     const keys = this.pendingKeys.get(type)!;
-    if (keys.has(key)) await this.flush();
+    if (keys.has(key)) await this.flushBefore(where);
     await this.check(type, record, where);
     const pending = this.pending.get(type)!;
     pending.push(record);
+    if (type === 'task') this.whereOfTask.set(record as object, where);
     keys.add(key);
     this.counts[type]++;
-    if (pending.length >= BATCH) await this.flush();
+    if (pending.length >= BATCH) await this.flushBefore(where);
+  }
+
+  /**
+   * Writes the pending records. A database error here belongs to one of the batch, not to the
+   * record that filled it: the message says so rather than blame that record.
+   */
+  private async flushBefore(where: string): Promise<void> {
+    try {
+      await this.flush();
+    } catch (err) {
+      throw dbError(err, `writing the records read up to ${where}`);
+    }
   }
 
   private refError(where: string, field: string, kind: string, id: string): never {
@@ -148,6 +167,7 @@ class ImportSession {
     switch (type) {
       case 'user': {
         const u = record as UserRecord;
+        checkInstant(where, 'createdAt', u.createdAt);
         if (u.timezone !== undefined && !isValidTimezone(u.timezone)) {
           throw new ImportError(`${where}: timezone: "${u.timezone}" is not an IANA timezone`);
         }
@@ -158,7 +178,12 @@ class ImportSession {
       }
       case 'team': {
         const t = record as TeamRecord;
-        for (const [i, m] of (t.members ?? []).entries()) this.requireUser(where, `members[${i}].userId`, m.userId);
+        const listed = new Set<string>();
+        for (const [i, m] of (t.members ?? []).entries()) {
+          this.requireUser(where, `members[${i}].userId`, m.userId);
+          if (listed.has(m.userId)) throw new ImportError(`${where}: members[${i}].userId: "${m.userId}" is listed twice`);
+          listed.add(m.userId);
+        }
         this.teams.add(t.id);
         return;
       }
@@ -174,20 +199,21 @@ class ImportSession {
         return;
       case 'project': {
         const p = record as ProjectRecord;
+        checkInstant(where, 'createdAt', p.createdAt);
+        checkInstant(where, 'updatedAt', p.updatedAt);
         this.requireUser(where, 'createdBy', p.createdBy);
         if (p.teamId && !this.teams.has(p.teamId)) this.refError(where, 'teamId', 'team', p.teamId);
         if (p.portfolioId && !this.portfolios.has(p.portfolioId)) {
           this.refError(where, 'portfolioId', 'portfolio', p.portfolioId);
         }
+        // History is restored as it was (dataset rule 6): the ids must be users, nothing more.
         for (const [i, id] of (p.contributorIds ?? []).entries()) this.requireUser(where, `contributorIds[${i}]`, id);
-        if (p.contributorIds && !p.teamId) {
-          throw new ImportError(`${where}: contributorIds: only team projects have contributors`);
-        }
         this.projects.add(p.id);
         return;
       }
       case 'task': {
         const t = record as TaskRecord;
+        checkInstant(where, 'createdAt', t.createdAt);
         this.requireUser(where, 'userId', t.userId);
         if (!isValidLocalDate(t.date)) throw new ImportError(`${where}: date: "${t.date}" is not a calendar date`);
         if (t.projectId && !this.projects.has(t.projectId)) this.refError(where, 'projectId', 'project', t.projectId);
@@ -197,6 +223,7 @@ class ImportSession {
       }
       case 'activity': {
         const a = record as ActivityRecord;
+        checkInstant(where, 'start', a.start);
         this.requireUser(where, 'userId', a.userId);
         if (a.taskId) {
           const task = await this.findTask(a.taskId);
@@ -354,14 +381,8 @@ class ImportSession {
         team_id: t.id, user_id: m.userId, status: m.status ?? 'active', role: m.role ?? 'member', position,
       })),
     );
-    const seen = new Set<string>();
-    const unique = members.filter((m) => {
-      const key = `${m.team_id}\u0000${m.user_id}`;
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
-    if (unique.length > 0) await this.trx.insertInto('team_members').values(unique).execute();
+    // Each member is listed once (checked with the record).
+    if (members.length > 0) await this.trx.insertInto('team_members').values(members).execute();
   }
 
   private async writeProjects(records: ProjectRecord[]): Promise<void> {
@@ -401,10 +422,13 @@ class ImportSession {
   }
 
   private async writeTasks(records: TaskRecord[]): Promise<void> {
-    const before = new Map(
-      (await this.trx.selectFrom('tasks').select(['id', 'project_id']).where('id', 'in', records.map((t) => t.id)).execute())
-        .map((t) => [t.id, t.project_id]),
-    );
+    const stored = await this.trx.selectFrom('tasks').select(['id', 'project_id', 'user_id']).where('id', 'in', records.map((t) => t.id)).execute();
+    const before = new Map(stored.map((t) => [t.id, t.project_id]));
+    const ownerBefore = new Map(stored.map((t) => [t.id, t.user_id]));
+    for (const t of records) {
+      const owner = ownerBefore.get(t.id);
+      if (owner !== undefined && owner !== t.userId) this.movedTasks.set(t.id, this.whereOfTask.get(t) ?? `task "${t.id}"`);
+    }
     // PostgreSQL: the search words computed here rather than by the database (migration 0004).
     const postgres = this.trx.getExecutor().adapter instanceof PostgresAdapter;
     await this.trx
@@ -467,7 +491,7 @@ class ImportSession {
   private async writeActivities(records: ActivityRecord[]): Promise<void> {
     const rows: ActivityRow[] = [];
     for (const a of records) {
-      const start = Date.parse(a.start);
+      const start = parseInstant(a.start);
       const localDate = this.localDateOf(start, this.users.get(a.userId) ?? 'UTC');
       this.changedDays.add(`${a.userId}\u0000${localDate}`);
       const task = a.taskId ? (this.tasks.get(a.taskId) ?? (await this.findTask(a.taskId))) : undefined;
@@ -539,9 +563,32 @@ class ImportSession {
       .execute();
   }
 
+  /**
+   * Dataset rule 3 after the whole file: a task given to another user may not keep activities
+   * of its former owner (they may move with it in the same file).
+   */
+  private async checkMovedTasks(): Promise<void> {
+    if (this.movedTasks.size === 0) return;
+    const stranded = await this.trx
+      .selectFrom('activities as a')
+      .innerJoin('tasks as t', 't.id', 'a.task_id')
+      .select(['a.id', 'a.user_id', 'a.task_id'])
+      .where('a.task_id', 'in', textList(this.trx, this.movedTasks.keys()))
+      .whereRef('a.user_id', '<>', 't.user_id')
+      .orderBy('a.id')
+      .limit(1)
+      .executeTakeFirst();
+    if (!stranded) return;
+    const where = this.movedTasks.get(stranded.task_id!)!;
+    throw new ImportError(
+      `${where}: userId: task "${stranded.task_id}" still has activities of user "${stranded.user_id}" (activity "${stranded.id}"); an activity's task belongs to the same user`,
+    );
+  }
+
   /** `committedAt` stamps the changed days: a summary built while this import ran is stale. */
   async finish(committedAt: number): Promise<void> {
     await this.flush();
+    await this.checkMovedTasks();
     await this.endDeferredUpkeep();
     await refreshAutoTaskCreatedAt(this.trx);
     await markChangedDays(
@@ -592,6 +639,13 @@ function recordKey(type: RecordType, record: unknown): string {
   }
   if (type === 'apiKey') return apiKeyId(record as ApiKeyRecord, keyHashOf(record as ApiKeyRecord));
   return (record as { id: string }).id;
+}
+
+/** An instant field the schema's date-time format let through but that is no instant here. */
+function checkInstant(where: string, field: string, value: string | undefined): void {
+  if (value !== undefined && Number.isNaN(parseInstant(value))) {
+    throw new ImportError(`${where}: ${field}: "${value}" is not an instant (ISO 8601 with Z or an offset)`);
+  }
 }
 
 function isNdjson(path: string): boolean {

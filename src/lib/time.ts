@@ -153,3 +153,23 @@ function searchFirstInstant(date: string, tz: string): number {
   }
   return at;
 }
+
+/**
+ * Unix ms of an RFC 3339 instant (with `Z` or an offset), as the dataset format writes them; NaN
+ * for anything else, a time without a zone included (Date.parse would read it in the server's
+ * own zone). An offset of hours alone (`+02`) or without a colon (`+0200`) and a leap second
+ * (`23:59:60`, read as the second after it, as Unix time counts) are accepted too.
+ */
+export function parseInstant(value: string): number {
+  // The common form (an export's `2026-11-16T08:00:00.000Z`): Date.parse reads it as UTC.
+  if (value.length >= 20 && value[10] === 'T' && value.endsWith('Z')) {
+    const ms = Date.parse(value);
+    if (!Number.isNaN(ms)) return ms;
+  }
+  const match = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}(?::?\d{2})?)$/.exec(value);
+  if (!match) return Number.NaN;
+  const [, date, minute, second, fraction = '', zone] = match as unknown as [string, string, string, string, string | undefined, string];
+  const offset = zone === 'Z' || zone === 'z' ? 'Z' : zone.length === 3 ? `${zone}:00` : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
+  if (second === '60') return Date.parse(`${date}T${minute}:59${offset}`) + 1000;
+  return Date.parse(`${date}T${minute}:${second}${fraction}${offset}`);
+}

@@ -334,8 +334,19 @@ forEachDialect('import', (dialect) => {
       await importDataset(db.storage, files.write(`created-${dialect}.json`, doc), { now });
       const createdAt = async () =>
         Object.fromEntries(
-          ((JSON.parse(await exportText(db.storage)) as { tasks: { id: string; createdAt: string }[] }).tasks).map((t) => [t.id, t.createdAt]),
+          (await db.storage.db.selectFrom('tasks').select(['id', 'created_at']).orderBy('id').execute()).map((t) => [
+            t.id,
+            new Date(Number(t.created_at)).toISOString(),
+          ]),
         );
+      // The export gives only the createdAt the file gave: a restored task keeps following its
+      // first activity.
+      const exported = (JSON.parse(await exportText(db.storage)) as { tasks: { id: string; createdAt?: string }[] }).tasks;
+      assert.deepEqual(Object.fromEntries(exported.map((t) => [t.id, t.createdAt ?? null])), {
+        k_worked: null,
+        k_planned: null,
+        k_given: '2026-11-16T13:00:00.000Z',
+      });
       assert.deepEqual(await createdAt(), {
         k_worked: '2026-11-16T13:05:00.000Z',
         k_planned: '2026-11-16T17:00:00.000Z',
