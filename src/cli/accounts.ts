@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { userRecord } from '../dataset/export.ts';
+import { type RecordType, datasetSchema, describeSchemaError, recordValidator } from '../dataset/schema.ts';
 import { isValidTimezone } from '../lib/time.ts';
 import { generateApiKey, hashApiKey, newId } from '../services/api-keys.ts';
 import { SCOPES, isScope } from '../services/scopes.ts';
@@ -11,6 +13,58 @@ import { UsageError, parseChoice, withStorage } from './context.ts';
 
 const PLANS = ['free', 'core', 'pro'] as const;
 const WEEK_STARTS = ['monday', 'sunday'] as const;
+
+/** The option that sets each field of a record, to name it in errors. */
+const USER_OPTIONS: Record<string, string> = {
+  id: '--id',
+  email: '--email',
+  name: '--name',
+  displayName: '--display-name',
+  handle: '--handle',
+  timezone: '--timezone',
+  plan: '--plan',
+  dailyTargetMinutes: '--daily-target',
+  weekStart: '--week-start',
+};
+const TEAM_OPTIONS: Record<string, string> = { id: '--id', name: '--name' };
+/** What users update can change: all but the id. */
+const USER_OPTIONS_UPDATE = Object.fromEntries(Object.entries(USER_OPTIONS).filter(([field]) => field !== 'id'));
+const KEY_OPTIONS: Record<string, string> = { userId: '--user', name: '--name', scopes: '--scopes' };
+
+/** A field's maxLength in the dataset schema, for help texts. */
+function maxLength(type: RecordType, field: string): number | undefined {
+  const defs = (datasetSchema as unknown as { $defs: Record<string, { properties?: Record<string, { maxLength?: number }> }> }).$defs;
+  return defs[type]?.properties?.[field]?.maxLength;
+}
+
+/**
+ * Checks a record, built as `daybook export` would write it, against the dataset schema, so that
+ * whatever an account command stores exports into a file that `daybook import` restores. A failure
+ * is a usage error naming the option that set the field (`options`: field → option). With
+ * `stored`, the other fields come from the database (users update): a failure in one of them
+ * says so, and which option would repair it.
+ */
+function checkRecord(
+  type: RecordType,
+  record: Record<string, unknown>,
+  options: Record<string, string>,
+  stored?: { what: string; options: Record<string, string> },
+): void {
+  const validate = recordValidator(type);
+  if (validate(record)) return;
+  const described = describeSchemaError(validate.errors?.[0]);
+  const colon = described.indexOf(': ');
+  const field = described.slice(0, colon).split(/[.[]/)[0] ?? '';
+  const option = options[field];
+  if (option !== undefined) throw new UsageError(`${option}: ${described.slice(colon + 2)}`);
+  if (stored === undefined) throw new UsageError(`the ${type} would not fit the dataset format: ${described}`);
+  const repair = stored.options[field];
+  throw new UsageError(
+    `${stored.what} does not fit the dataset format (${described}), so an export would not import; ${
+      repair === undefined ? 'this command cannot change that' : `give a new ${repair}`
+    }`,
+  );
+}
 
 function checkTimezone(tz: string): string {
   if (!isValidTimezone(tz)) throw new UsageError(`--timezone must be an IANA timezone such as Europe/Berlin (got "${tz}")`);
@@ -35,36 +89,36 @@ export function register(program: Command): void {
   const users = program.command('users').description('manage users');
   users
     .command('create')
-    .requiredOption('--email <email>', 'sign-in e-mail address')
-    .option('--id <id>', 'user id (default: generated)')
-    .option('--name <name>', 'name from the settings')
-    .option('--display-name <name>', 'display name from the identity provider')
-    .option('--handle <handle>', 'unique handle, a-z 0-9 _ . -')
+    .description('create a user and print its id')
+    .requiredOption('--email <email>', 'sign-in e-mail address (unique)')
+    .option('--id <id>', 'user id, 1 to 128 characters of A-Z a-z 0-9 _ . : - (default: generated)')
+    .option('--name <name>', `name from the settings, at most ${maxLength('user', 'name')} characters`)
+    .option('--display-name <name>', `display name from the identity provider, at most ${maxLength('user', 'displayName')} characters`)
+    .option('--handle <handle>', 'unique handle, 2 to 40 characters of a-z 0-9 _ . -')
     .option('--timezone <tz>', 'IANA timezone', 'UTC')
     .option('--plan <plan>', 'free, core or pro', 'core')
-    .option('--daily-target <minutes>', 'daily target in minutes', '480')
+    .option('--daily-target <minutes>', 'daily target in minutes, 1 to 1440', '480')
     .option('--week-start <day>', 'monday or sunday', 'monday')
     .action(async (o) => {
-      if (!/^[^@\s]+@[^@\s]+$/.test(o.email)) throw new UsageError(`--email must be an e-mail address`);
-      if (o.handle !== undefined && !/^[a-z0-9_.-]{2,40}$/.test(o.handle)) {
-        throw new UsageError('--handle must be 2 to 40 characters of a-z 0-9 _ . -');
-      }
-      const id = o.id ?? newId('u');
-      await withStorage((s) =>
-        insertUser(s.db, {
-          id,
-          email: o.email,
-          name: o.name ?? null,
-          displayName: o.displayName ?? null,
-          handle: o.handle ?? null,
-          timezone: checkTimezone(o.timezone),
-          plan: parseChoice('--plan', o.plan, PLANS),
-          dailyTargetMinutes: checkTarget(o.dailyTarget),
-          weekStart: parseChoice('--week-start', o.weekStart, WEEK_STARTS),
-          createdAt: Date.now(),
-        }).catch(uniqueViolation),
-      );
-      console.log(id);
+      const user = {
+        id: o.id ?? newId('u'),
+        email: o.email,
+        name: o.name ?? null,
+        displayName: o.displayName ?? null,
+        handle: o.handle ?? null,
+        timezone: checkTimezone(o.timezone),
+        plan: parseChoice('--plan', o.plan, PLANS),
+        dailyTargetMinutes: checkTarget(o.dailyTarget),
+        weekStart: parseChoice('--week-start', o.weekStart, WEEK_STARTS),
+        createdAt: Date.now(),
+      };
+      checkRecord('user', userRecord({
+        id: user.id, email: user.email, name: user.name, display_name: user.displayName, handle: user.handle,
+        timezone: user.timezone, plan: user.plan, daily_target_minutes: user.dailyTargetMinutes, week_start: user.weekStart,
+        created_at: user.createdAt,
+      }), USER_OPTIONS);
+      await withStorage((s) => insertUser(s.db, user).catch(uniqueViolation));
+      console.log(user.id);
     });
 
   users
@@ -78,15 +132,16 @@ export function register(program: Command): void {
 
   users
     .command('update')
+    .description('change a user (the options of create except --id); a new timezone moves their activities to their new local days')
     .argument('<id>', 'user id')
-    .option('--email <email>')
-    .option('--name <name>', 'name from the settings ("" clears)')
-    .option('--display-name <name>', '"" clears')
-    .option('--handle <handle>')
-    .option('--timezone <tz>')
-    .option('--plan <plan>')
-    .option('--daily-target <minutes>')
-    .option('--week-start <day>')
+    .option('--email <email>', 'sign-in e-mail address (unique)')
+    .option('--name <name>', `name from the settings, at most ${maxLength('user', 'name')} characters ("" clears)`)
+    .option('--display-name <name>', `display name from the identity provider, at most ${maxLength('user', 'displayName')} characters ("" clears)`)
+    .option('--handle <handle>', 'unique handle, 2 to 40 characters of a-z 0-9 _ . -')
+    .option('--timezone <tz>', 'IANA timezone')
+    .option('--plan <plan>', 'free, core or pro')
+    .option('--daily-target <minutes>', 'daily target in minutes, 1 to 1440')
+    .option('--week-start <day>', 'monday or sunday')
     .action(async (id: string, o) => {
       const changes: UserChanges = {};
       if (o.email !== undefined) changes.email = o.email;
@@ -98,9 +153,16 @@ export function register(program: Command): void {
       if (o.dailyTarget !== undefined) changes.daily_target_minutes = checkTarget(o.dailyTarget);
       if (o.weekStart !== undefined) changes.week_start = parseChoice('--week-start', o.weekStart, WEEK_STARTS);
       if (Object.keys(changes).length === 0) throw new UsageError('nothing to change: give at least one option');
+      // The stored user with the changes is checked; an error in a field this command does not
+      // change names the stored user rather than an option.
+      const given = Object.fromEntries(Object.keys(changes).map((column) => {
+        const field = column.replace(/_(.)/g, (_, c: string) => c.toUpperCase());
+        return [field, USER_OPTIONS[field]!];
+      }));
       await withStorage(async (s) => {
         const before = await findUser(s.db, id);
         if (!before) throw new UsageError(`no user with id "${id}"`);
+        checkRecord('user', userRecord({ ...before, ...changes }), given, { what: `the stored user "${id}"`, options: USER_OPTIONS_UPDATE });
         await s.db.transaction().execute(async (trx) => {
           await updateUser(trx, id, changes).catch(uniqueViolation);
           if (changes.timezone && changes.timezone !== before.timezone) {
@@ -114,18 +176,21 @@ export function register(program: Command): void {
   const teams = program.command('teams').description('manage teams and memberships');
   teams
     .command('create')
-    .requiredOption('--name <name>', 'team name')
-    .option('--id <id>', 'team id (default: generated)')
+    .description('create a team and print its id')
+    .requiredOption('--name <name>', `team name, 1 to ${maxLength('team', 'name')} characters`)
+    .option('--id <id>', 'team id, 1 to 128 characters of A-Z a-z 0-9 _ . : - (default: generated)')
     .action(async (o) => {
       const id = o.id ?? newId('t');
+      checkRecord('team', { id, name: o.name, members: [] }, TEAM_OPTIONS);
       await withStorage((s) => insertTeam(s.db, id, o.name).catch(uniqueViolation));
       console.log(id);
     });
 
   teams
     .command('add-member')
-    .requiredOption('--team <id>')
-    .requiredOption('--user <id>')
+    .description('add a user to a team, or change their role and status in it')
+    .requiredOption('--team <id>', 'team id')
+    .requiredOption('--user <id>', 'user id')
     .option('--role <role>', 'member or admin', 'member')
     .option('--status <status>', 'active or inactive', 'active')
     .action(async (o) => {
@@ -144,8 +209,9 @@ export function register(program: Command): void {
 
   teams
     .command('set-member-status')
-    .requiredOption('--team <id>')
-    .requiredOption('--user <id>')
+    .description('activate or deactivate a user\'s membership of a team')
+    .requiredOption('--team <id>', 'team id')
+    .requiredOption('--user <id>', 'user id')
     .requiredOption('--status <status>', 'active or inactive')
     .action(async (o) => {
       const status = parseChoice('--status', o.status, ['active', 'inactive'] as const);
@@ -158,7 +224,7 @@ export function register(program: Command): void {
   keys
     .command('create')
     .requiredOption('--user <id>', 'owner of the key')
-    .requiredOption('--name <name>', 'what the key is for')
+    .requiredOption('--name <name>', `what the key is for, 1 to ${maxLength('apiKey', 'name')} characters`)
     .option('--scopes <list>', `comma-separated scopes (default: all): ${SCOPES.join(', ')}`, SCOPES.join(','))
     .description('create a key; the key is printed once and stored only as a hash')
     .action(async (o) => {
@@ -168,9 +234,11 @@ export function register(program: Command): void {
       if (scopes.length === 0) throw new UsageError('--scopes needs at least one scope');
       const key = generateApiKey();
       const id = newId('key');
+      const keyHash = hashApiKey(key);
+      checkRecord('apiKey', { id, userId: o.user, name: o.name, keyHash, scopes, revoked: false }, KEY_OPTIONS);
       await withStorage(async (s) => {
         if (!(await findUser(s.db, o.user))) throw new UsageError(`no user with id "${o.user}"`);
-        await insertApiKey(s.db, { id, userId: o.user, name: o.name, keyHash: hashApiKey(key), scopes, createdAt: Date.now() });
+        await insertApiKey(s.db, { id, userId: o.user, name: o.name, keyHash, scopes, createdAt: Date.now() });
       });
       console.error(`created key ${id} for ${o.user} (${scopes.join(' ')}); it is shown only this once:`);
       console.log(key);
@@ -189,6 +257,7 @@ export function register(program: Command): void {
 
   keys
     .command('revoke')
+    .description('revoke a key; it answers 401 from then on')
     .argument('<id>', 'key id (from keys list)')
     .action(async (id: string) => {
       if (!(await withStorage((s) => revokeApiKey(s.db, id)))) throw new UsageError(`no key with id "${id}"`);

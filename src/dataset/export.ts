@@ -6,6 +6,7 @@
 import type { Writable } from 'node:stream';
 import { once } from 'node:events';
 import type { Kysely } from 'kysely';
+import type { UserRow } from '../storage/accounts.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Database } from '../storage/schema.ts';
 import { ARRAY_OF, type RecordType } from './schema.ts';
@@ -15,22 +16,27 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 type Page = (db: Kysely<Database>, after: string) => Promise<{ key: string; record: Record<string, unknown> }[]>;
 
+/** A stored user as the dataset format writes it (also what account commands check). */
+export function userRecord(u: UserRow): Record<string, unknown> {
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    displayName: u.display_name,
+    ...(u.handle === null ? {} : { handle: u.handle }),
+    timezone: u.timezone,
+    plan: u.plan,
+    dailyTargetMinutes: u.daily_target_minutes,
+    weekStart: u.week_start,
+    ...(u.created_at === null ? {} : { createdAt: iso(u.created_at) }),
+  };
+}
+
 const pages: Record<RecordType, Page> = {
   user: async (db, after) =>
     (await db.selectFrom('users').selectAll().where('id', '>', after).orderBy('id').limit(PAGE).execute()).map((u) => ({
       key: u.id,
-      record: {
-        id: u.id,
-        email: u.email,
-        name: u.name,
-        displayName: u.display_name,
-        ...(u.handle === null ? {} : { handle: u.handle }),
-        timezone: u.timezone,
-        plan: u.plan,
-        dailyTargetMinutes: u.daily_target_minutes,
-        weekStart: u.week_start,
-        ...(u.created_at === null ? {} : { createdAt: iso(u.created_at) }),
-      },
+      record: userRecord(u),
     })),
   team: async (db, after) => {
     const teams = await db.selectFrom('teams').selectAll().where('id', '>', after).orderBy('id').limit(PAGE).execute();
