@@ -11,7 +11,7 @@ import { createLocalDateMemo, isValidLocalDate, isValidTimezone, localNoon, pars
 import { DeferredActivityUpkeep, previousActivities } from '../storage/activity-bulk.ts';
 import type { Storage } from '../storage/database.ts';
 import {
-  type ActivityRow, markChangedDays, recomputeLocalDates, refreshAutoTaskCreatedAt, upsertActivities,
+  type ActivityRow, markChangedDays, markDaysNaming, recomputeLocalDates, refreshAutoTaskCreatedAt, upsertActivities,
 } from '../storage/activities.ts';
 import type { Database } from '../storage/schema.ts';
 import { postgresSearchWords } from '../storage/search.ts';
@@ -67,6 +67,8 @@ class ImportSession {
   private changedDays = new Set<string>();
   /** Tasks this import gives to another user, with where each was named: checked at the end. */
   private readonly movedTasks = new Map<string, string>();
+  /** Stored projects, categories and tasks this import renames: their days' summaries are stale. */
+  private readonly renamed = { projects: new Set<string>(), categories: new Set<string>(), tasks: new Set<string>() };
   /** Where each pending task record was read, for a task that changes hands. */
   private readonly whereOfTask = new WeakMap<object, string>();
   /**
@@ -301,6 +303,7 @@ class ImportSession {
           .execute();
         break;
       case 'category':
+        await this.noteCategoryRenames(records as CategoryRecord[]);
         await this.trx
           .insertInto('categories')
           .values((records as CategoryRecord[]).map((c) => ({ id: c.id, name: c.name, emoji: c.emoji ?? null })))
@@ -385,7 +388,23 @@ class ImportSession {
     if (members.length > 0) await this.trx.insertInto('team_members').values(members).execute();
   }
 
+  /** Notes the stored records (`before`: id → what summaries show of it) that `records` change. */
+  private noteRenames<R extends { id: string }>(kind: 'projects' | 'categories' | 'tasks', records: R[], before: Map<string, string>, shown: (record: R) => string) {
+    for (const record of records) {
+      const was = before.get(record.id);
+      if (was !== undefined && was !== shown(record)) this.renamed[kind].add(record.id);
+    }
+  }
+
+  private async noteCategoryRenames(records: CategoryRecord[]): Promise<void> {
+    const stored = await this.trx.selectFrom('categories').select(['id', 'name', 'emoji']).where('id', 'in', records.map((c) => c.id)).execute();
+    const shown = (c: { name: string; emoji?: string | null }) => `${c.name}\u0000${c.emoji ?? ''}`;
+    this.noteRenames('categories', records, new Map(stored.map((c) => [c.id, shown(c)])), shown);
+  }
+
   private async writeProjects(records: ProjectRecord[]): Promise<void> {
+    const names = await this.trx.selectFrom('projects').select(['id', 'name']).where('id', 'in', records.map((p) => p.id)).execute();
+    this.noteRenames('projects', records, new Map(names.map((p) => [p.id, p.name])), (p) => p.name);
     await this.trx
       .insertInto('projects')
       .values(records.map((p) => ({
@@ -422,12 +441,14 @@ class ImportSession {
   }
 
   private async writeTasks(records: TaskRecord[]): Promise<void> {
-    const stored = await this.trx.selectFrom('tasks').select(['id', 'project_id', 'user_id']).where('id', 'in', records.map((t) => t.id)).execute();
+    const stored = await this.trx.selectFrom('tasks').select(['id', 'project_id', 'user_id', 'title']).where('id', 'in', records.map((t) => t.id)).execute();
     const before = new Map(stored.map((t) => [t.id, t.project_id]));
-    const ownerBefore = new Map(stored.map((t) => [t.id, t.user_id]));
+    const storedById = new Map(stored.map((t) => [t.id, t]));
     for (const t of records) {
-      const owner = ownerBefore.get(t.id);
-      if (owner !== undefined && owner !== t.userId) this.movedTasks.set(t.id, this.whereOfTask.get(t) ?? `task "${t.id}"`);
+      const was = storedById.get(t.id);
+      if (was === undefined) continue;
+      if (was.user_id !== t.userId) this.movedTasks.set(t.id, this.whereOfTask.get(t) ?? `task "${t.id}"`);
+      if (was.title !== t.title) this.renamed.tasks.add(t.id);
     }
     // PostgreSQL: the search words computed here rather than by the database (migration 0004).
     const postgres = this.trx.getExecutor().adapter instanceof PostgresAdapter;
@@ -591,6 +612,8 @@ class ImportSession {
     await this.checkMovedTasks();
     await this.endDeferredUpkeep();
     await refreshAutoTaskCreatedAt(this.trx);
+    // After the rollups are caught up: they say which days show the renamed things.
+    await markDaysNaming(this.trx, this.renamed, committedAt);
     await markChangedDays(
       this.trx,
       [...this.changedDays].map((key) => {

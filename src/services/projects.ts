@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import { notFound } from '../http/errors.ts';
 import { localDateOf } from '../lib/time.ts';
 import type { UserRow } from '../storage/accounts.ts';
+import { markDaysNaming } from '../storage/activities.ts';
 import {
   activeTeamsOf,
   findPortfolio,
@@ -156,7 +157,11 @@ export async function updateProject(ctx: ProjectContext, id: string, input: Proj
 
   const effective = withoutUnchanged(changes, project);
   if (Object.keys(effective).length === 0) return presentProject(project);
-  await writeProjectChanges(ctx.db, id, { ...effective, updated_by: ctx.user.id, updated_at: ctx.now });
+  await ctx.db.transaction().execute(async (trx) => {
+    await writeProjectChanges(trx, id, { ...effective, updated_by: ctx.user.id, updated_at: ctx.now });
+    // Summaries name the project: those of the days with its time are rebuilt on the next run.
+    if (effective.name !== undefined) await markDaysNaming(trx, { projects: [id] }, ctx.now);
+  });
   // Read back without the visibility check: moving another member's project to personal scope
   // hands it to its creator, and the caller still gets to see the result of its own change.
   const updated = await findProject(ctx.db, id);

@@ -3,6 +3,7 @@ import { CompiledQuery, type Insertable, type Kysely, PostgresAdapter, sql, type
 import { localDateOf } from '../lib/time.ts';
 import type { ActivitiesTable, Database } from './schema.ts';
 import { postgresSearchWords } from './search.ts';
+import { textList } from './text-list.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -87,6 +88,43 @@ export async function markChangedDays(db: Db, days: { userId: string; date: stri
       .onConflict((oc) => oc.columns(['user_id', 'local_date']).doUpdateSet({ changed_at: at }))
       .execute();
   }
+}
+
+/** Projects, categories and tasks whose names changed: the summaries that show them are stale. */
+export interface RenamedThings {
+  projects?: Iterable<string>;
+  categories?: Iterable<string>;
+  tasks?: Iterable<string>;
+}
+
+/**
+ * Marks every local day with tracked time of a renamed project, category or task as changed at
+ * `at`, so the next summary run rebuilds the summaries that name it (decisions §5.2). The days
+ * come from the rollups, which hold each day's time by project, category and task.
+ */
+export async function markDaysNaming(db: Db, renamed: RenamedThings, at: number): Promise<void> {
+  const projects = [...(renamed.projects ?? [])];
+  const categories = [...(renamed.categories ?? [])];
+  const tasks = [...(renamed.tasks ?? [])];
+  if (projects.length + categories.length + tasks.length === 0) return;
+  await db
+    .insertInto('changed_days')
+    .columns(['user_id', 'local_date', 'changed_at'])
+    .expression(
+      db
+        .selectFrom('day_rollups')
+        .select(['user_id', 'local_date', sql.lit(at).as('changed_at')])
+        .distinct()
+        .where((eb) =>
+          eb.or([
+            eb('project_key', 'in', textList(db, projects)),
+            eb('category_key', 'in', textList(db, categories)),
+            eb('task_key', 'in', textList(db, tasks)),
+          ]),
+        ),
+    )
+    .onConflict((oc) => oc.columns(['user_id', 'local_date']).doUpdateSet({ changed_at: at }))
+    .execute();
 }
 
 /** A user's timezone changed: every activity moves to its local day in the new zone. */
