@@ -112,12 +112,22 @@ function toDocument(row: CandidateRow): SearchDocument {
 const PREFIX_INDEX = 3;
 
 /**
+ * Prefixes the index is asked for. SQLite's tokenizer folds case and strips the diacritics of
+ * Latin letters only, while foldWord strips them in every script: the index keeps "ανάπτυξη",
+ * "йога" and "ёлка" with their accents, and a query folded to "ανα", "иог" or "ело" would miss
+ * them. A folded prefix of ASCII characters is one both sides spell alike; any other word is
+ * left to the ranking's own check, like a short word (the scope alone yields the candidates).
+ */
+const INDEX_FOLDS_ALIKE = /^[\x21-\x7e]+$/;
+
+/**
  * FTS5 cannot filter on ordinary columns, so every index entry carries a scope word (kind, user
  * in hex, UTC day; written by the triggers of migration 0002) and the match names the scope
  * words of the window's days: the index itself yields only this user's records of those days.
  * Words are asked for by their first 3 characters, which the prefix index answers by skipping
- * through one posting list; shorter words are left to the caller's check (a query of short
- * words only reads the scope: the user's records of the window).
+ * through one posting list; shorter words, and words whose first characters the tokenizer folds
+ * differently, are left to the caller's check (a query of only such words reads the scope: the
+ * user's records of the window).
  */
 function sqliteCandidates(source: SearchSource, q: CandidateQuery) {
   const t = TABLES[source];
@@ -128,7 +138,10 @@ function sqliteCandidates(source: SearchSource, q: CandidateQuery) {
   // Each word is an FTS5 string (operators inside quotes are plain text) marked as a prefix.
   const quote = (word: string) => `"${word.replaceAll('"', '""')}"`;
   const prefixes = new Set(
-    q.words.filter((w) => [...w].length >= PREFIX_INDEX).map((w) => [...w].slice(0, PREFIX_INDEX).join('')),
+    q.words
+      .filter((w) => [...w].length >= PREFIX_INDEX)
+      .map((w) => [...w].slice(0, PREFIX_INDEX).join(''))
+      .filter((prefix) => INDEX_FOLDS_ALIKE.test(prefix)),
   );
   let match = `scope : (${scopes.map(quote).join(' OR ')})`;
   if (prefixes.size > 0) {
