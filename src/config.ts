@@ -1,4 +1,4 @@
-/** Configuration from the environment; every variable is documented in README.md. */
+/** Configuration from the environment; every variable is documented in docs/configuration.md. */
 import { availableParallelism } from 'node:os';
 
 export interface Config {
@@ -14,29 +14,51 @@ export interface Config {
   summaryIntervalSeconds: number;
   /** Worker threads building large reports; 0 builds them on the server's own thread. */
   reportWorkers: number;
+  /** Client addresses from X-Forwarded-For (behind a reverse proxy). */
+  trustProxy: boolean;
 }
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
-    throw new Error(`${name} must be an integer of at least ${min} (got "${raw}")`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+    throw new Error(`${name} must be an integer ${range} (got "${raw}")`);
   }
   return value;
 }
 
+function choice<T extends string>(env: NodeJS.ProcessEnv, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+  return raw as T;
+}
+
+/**
+ * Connections per process to PostgreSQL (`DAYBOOK_PG_POOL_SIZE`); read where the pool is made,
+ * which every command does, and checked by loadConfig too so a server refuses a bad value at start.
+ */
+export function pgPoolSize(env: NodeJS.ProcessEnv = process.env): number {
+  return integer(env, 'DAYBOOK_PG_POOL_SIZE', 10, 1);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  pgPoolSize(env);
   return {
-    port: integer(env, 'PORT', 8080),
+    port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     databaseUrl: env.DAYBOOK_DATABASE_URL || 'sqlite:./data/daybook.db',
     redisUrl: env.DAYBOOK_REDIS_URL || null,
     rateLimitPerMinute: integer(env, 'DAYBOOK_RATE_LIMIT_PER_MINUTE', 120, 1),
     authFailuresPerMinute: integer(env, 'DAYBOOK_AUTH_FAILURES_PER_MINUTE', 30, 1),
     keyCacheMs: integer(env, 'DAYBOOK_KEY_CACHE_MS', 2000, 0),
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: choice(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
     summaryIntervalSeconds: integer(env, 'DAYBOOK_SUMMARY_INTERVAL_SECONDS', 300, 0),
     reportWorkers: integer(env, 'DAYBOOK_REPORT_WORKERS', Math.min(4, availableParallelism()), 0),
+    trustProxy: choice(env, 'DAYBOOK_TRUST_PROXY', 'false', ['true', 'false']) === 'true',
   };
 }

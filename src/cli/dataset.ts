@@ -21,7 +21,7 @@ export function register(program: Command): void {
         ? new SingleBar({ format: 'importing {value} records | {rate} records/s | {duration}s', stream: process.stderr })
         : null;
       const started = Date.now();
-      const collect = collectGarbageEvery(50_000);
+      const collect = collectGarbageEvery();
       bar?.start(0, 0, { rate: 0 });
       try {
         const counts = await withStorage((storage) =>

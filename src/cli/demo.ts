@@ -54,7 +54,7 @@ export function register(program: Command): void {
         ? new SingleBar({ format: '{stage} {value} records | {duration}s', stream: process.stderr })
         : null;
       bar?.start(0, 0, { stage: 'generating' });
-      const collect = collectGarbageEvery(100_000);
+      const collect = collectGarbageEvery();
       const progress = (stage: string, records: number) => {
         if (stage === 'importing') collect(records);
         bar?.setTotal(records);

@@ -98,7 +98,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT,
     exposeHeadRoutes: false,
-    trustProxy: process.env.DAYBOOK_TRUST_PROXY === 'true',
+    trustProxy: deps.config.trustProxy,
     schemaErrorFormatter: (errors, dataVar) => new ApiError(400, describeValidationError(errors, dataVar)),
     // A path segment may be as long as the request line allows (Node caps the headers at 16 KiB),
     // so a long project id is looked up and answered 404 like any other unknown id.

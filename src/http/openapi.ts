@@ -17,7 +17,7 @@ export const SECURITY_SCHEME = 'apiKey';
 
 const DESCRIPTION = `Daybook's HTTP JSON API: activity reports, formatted summaries, projects, search and the key owner's profile.
 
-Every endpoint except this document and /docs needs an API key in the \`x-api-key\` header (never in the query string or body). Each operation names the scope it needs (\`x-required-scope\`, also in its description) and, where it applies, the plan (\`x-required-plan\`).
+Every endpoint except this document, /docs and the health checks /healthz and /readyz needs an API key in the \`x-api-key\` header (never in the query string or body). Each operation names the scope it needs (\`x-required-scope\`, also in its description) and, where it applies, the plan (\`x-required-plan\`).
 
 Every success body is \`{"success": true, ...}\`; every failure is \`{"success": false, "error": "<message>"}\`. Checks run in this order: unknown path 404, wrong method 405, key 401, rate limit 429, scope 403, plan 403, validation 400, missing resource 404. Authenticated responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`.`;
 

@@ -8,6 +8,7 @@ import {
   type SqliteDatabase as KyselySqliteDatabase,
 } from 'kysely';
 import pg from 'pg';
+import { pgPoolSize } from '../config.ts';
 import type { Database } from './schema.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -37,7 +38,7 @@ pg.types.setTypeParser(20, (value) => Number(value));
 
 export function openStorage(url: string): Storage {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DAYBOOK_PG_POOL_SIZE ?? 10) });
+    const pool = new pg.Pool({ connectionString: url, max: pgPoolSize() });
     // An idle connection closed by the server (restart, admin) must not crash the process;
     // the pool replaces it on the next checkout.
     pool.on('error', (err) => {
