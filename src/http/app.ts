@@ -64,6 +64,15 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 }
 
 const MAX_PARAM_LENGTH = 16 * 1024;
+const UNSUPPORTED_MEDIA_TYPE = 'Unsupported Media Type: send application/json';
+/** The methods routes are declared with, in the order a 405's Allow header lists them. */
+const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** Whether a request carries a body at all (a length above zero, or chunks). */
+function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
 
 /** A reply as the handlers outside any route (Fastify's framework errors) use it. */
 interface EnvelopeReply {
@@ -138,6 +147,21 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     }
   });
 
+  // Any other media type is refused once its body turns out not to be empty: an empty body is
+  // `{}` whatever type a client labels it with (curl -d '', many HTTP libraries' empty POSTs).
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    if (request.is404 || (body as Buffer).length === 0) return done(null, undefined);
+    done(new ApiError(415, UNSUPPORTED_MEDIA_TYPE), undefined);
+  });
+  // A compressed body would reach the JSON parser as bytes it cannot read ("Malformed JSON body"
+  // for a body that is fine): say what is wrong instead (RFC 9110 §15.5.16).
+  app.addHook('preParsing', async (request) => {
+    const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+    if (encoding && encoding !== 'identity' && hasBody(request.headers)) {
+      throw new ApiError(415, 'Unsupported Content-Encoding: send the body uncompressed');
+    }
+  });
+
   const knownPaths = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
   // Which methods each path serves: a route that matched but found nothing to serve (a missing
   // documentation asset) is a 404, not a 405.
@@ -152,7 +176,9 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     if (knownPaths.find('GET', path) && !servedRoutes.find(request.method as 'GET', path)) {
-      reply.code(405).send({ success: false, error: 'Method Not Allowed' });
+      // RFC 9110: a 405 names the methods the path does serve.
+      const allowed = ROUTE_METHODS.filter((method) => servedRoutes.find(method, path));
+      reply.code(405).header('allow', allowed.join(', ')).send({ success: false, error: 'Method Not Allowed' });
     } else {
       reply.code(404).send({ success: false, error: 'Not Found' });
     }
@@ -166,7 +192,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return reply.code(413).send({ success: false, error: 'Request body too large' });
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return reply.code(415).send({ success: false, error: 'Unsupported Media Type: send application/json' });
+        return reply.code(415).send({ success: false, error: UNSUPPORTED_MEDIA_TYPE });
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return reply.code(400).send({ success: false, error: 'Invalid Content-Length' });
     }

@@ -101,8 +101,7 @@ export function registerAuth(app: App, deps: AppDeps): void {
     const required = request.routeOptions.config?.scope;
     if (!required) return;
 
-    const header = request.headers['x-api-key'];
-    const presented = Array.isArray(header) ? header[0] : header;
+    const presented = presentedKey(request.headers['x-api-key']);
     if (!presented) {
       return fail(reply, 401, 'Missing API key');
     }
@@ -154,4 +153,16 @@ export function registerAuth(app: App, deps: AppDeps): void {
       touchKey(storage.db, key.keyId, now).catch((err) => request.log.warn({ err }, 'could not record key use'));
     }
   });
+}
+
+/**
+ * The key of the `x-api-key` header, spaces around it trimmed. Node joins a repeated header into
+ * one value (`k, k`): the same key sent twice (clients that set the header per request and per
+ * session) is that key; different keys stay one value that matches no key (401).
+ */
+function presentedKey(header: string | string[] | undefined): string | undefined {
+  const value = (Array.isArray(header) ? header.join(',') : header)?.trim();
+  if (!value || !value.includes(',')) return value;
+  const keys = new Set(value.split(',').map((part) => part.trim()).filter(Boolean));
+  return keys.size === 1 ? [...keys][0] : value;
 }

@@ -107,4 +107,57 @@ forEachDialect('requests at the edges', (dialect) => {
     const project = await call(t.app, 'GET', `/projects/${cleared.json.projectId}`, { key: KEYS.aliceAll });
     assert.equal(project.json.project.color, null);
   });
+
+  test('a 405 names the methods the path serves in Allow', async () => {
+    for (const [method, url, allow] of [
+      ['PUT', '/user', 'GET'],
+      ['HEAD', '/user', 'GET'],
+      ['OPTIONS', '/report', 'POST'],
+      ['PATCH', '/projects/p_api', 'GET, POST, DELETE'],
+      ['PUT', '/message', 'GET, POST'],
+    ] as const) {
+      const res = await call(t.app, method, url, { key: KEYS.aliceAll });
+      assert.equal(res.status, 405, `${method} ${url}`);
+      assert.equal(res.headers.allow, allow, `${method} ${url}`);
+    }
+  });
+
+  test('an empty POST body is {} whatever content type labels it; a non-empty one of another type is 415', async () => {
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain', undefined]) {
+      const res = await t.app.inject({
+        method: 'POST', url: '/report', headers: { 'x-api-key': KEYS.aliceAll, ...(type ? { 'content-type': type } : {}), 'content-length': '0' }, payload: '',
+      });
+      assert.equal(res.statusCode, 200, `${type}: ${res.body}`);
+      assert.equal(res.json().success, true);
+    }
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'application/vnd.api+json']) {
+      const res = await t.app.inject({
+        method: 'POST', url: '/report', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': type }, payload: '{"aggregationLevel":"day"}',
+      });
+      assert.deepEqual([res.statusCode, res.json()], [415, { success: false, error: 'Unsupported Media Type: send application/json' }], type);
+    }
+  });
+
+  test('a compressed body is 415 naming the encoding, not Malformed JSON body', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const body = gzipSync(JSON.stringify({ query: 'api' }));
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const res = await t.app.inject({
+        method: 'POST', url: '/search', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json', 'content-encoding': encoding }, payload: body,
+      });
+      assert.deepEqual([res.statusCode, res.json()], [415, { success: false, error: 'Unsupported Content-Encoding: send the body uncompressed' }], encoding);
+    }
+    const identity = await t.app.inject({
+      method: 'POST', url: '/search', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json', 'content-encoding': 'identity' }, payload: '{"query":"api"}',
+    });
+    assert.equal(identity.statusCode, 200, identity.body);
+  });
+
+  test('the same key sent twice is that key; two different keys are no key', async () => {
+    const twice = await t.app.inject({ method: 'GET', url: '/user', headers: { 'x-api-key': `${KEYS.aliceAll}, ${KEYS.aliceAll}` } });
+    assert.equal(twice.statusCode, 200, twice.body);
+    const two = await t.app.inject({ method: 'GET', url: '/user', headers: { 'x-api-key': `${KEYS.aliceAll}, ${KEYS.bob}` } });
+    assert.deepEqual([two.statusCode, two.json()], [401, { success: false, error: 'Invalid API key' }]);
+  });
 });
+
