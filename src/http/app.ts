@@ -64,6 +64,32 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 }
 
 const MAX_PARAM_LENGTH = 16 * 1024;
+
+/**
+ * The path of the first string in `value` that holds U+0000 (`name`, `contributorIds[2]`,
+ * `dateRange.from`; '' for `value` itself), or null. Walks without recursion: a body may nest
+ * far deeper than the stack.
+ */
+function fieldHoldingNul(value: unknown): string | null {
+  const pending: [unknown, string][] = [[value, '']];
+  while (pending.length > 0) {
+    const [item, path] = pending.pop()!;
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return path;
+    } else if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) pending.push([item[i], `${path}[${i}]`]);
+    } else if (item !== null && typeof item === 'object') {
+      const entries = Object.entries(item);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i]!;
+        pending.push([child, path ? `${path}.${key}` : key]);
+      }
+    }
+  }
+  return null;
+}
+
+const nulMessage = (field: string) => `${field} must not contain the NUL character (\\u0000)`;
 const UNSUPPORTED_MEDIA_TYPE = 'Unsupported Media Type: send application/json';
 /** The methods routes are declared with, in the order a 405's Allow header lists them. */
 const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -140,10 +166,24 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     if (request.is404) return done(null, undefined);
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      parsed = JSON.parse(text);
     } catch {
-      done(new ApiError(400, 'Malformed JSON body'), undefined);
+      return done(new ApiError(400, 'Malformed JSON body'), undefined);
+    }
+    // JSON writes U+0000 only as an escape: no escape, no NUL to look for.
+    const nul = text.includes('\\u0000') ? fieldHoldingNul(parsed) : null;
+    if (nul !== null) return done(new ApiError(400, nulMessage(nul || 'body')), undefined);
+    done(null, parsed);
+  });
+  // The same for path and query parameters: a NUL is no character of any id, name or date, and
+  // PostgreSQL cannot hold it in text (SQLite can): refused alike on both databases.
+  app.addHook('preValidation', async (request) => {
+    if (request.is404) return;
+    for (const part of [request.params, request.query]) {
+      const nul = fieldHoldingNul(part);
+      if (nul) throw new ApiError(400, nulMessage(nul));
     }
   });
 

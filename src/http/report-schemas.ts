@@ -4,8 +4,11 @@
  */
 import Type from 'typebox';
 
-/** 9999-12-31T23:59:59.999Z: beyond it instants no longer have calendar dates to bucket into. */
-const MAX_INSTANT_MS = 253_402_300_799_999;
+/**
+ * 9999-12-30T00:00:00Z: up to it, every instant has a local date of four-digit year in every
+ * timezone (UTC+14 included) with a day after it, so the days around a range can be named.
+ */
+const MAX_INSTANT_MS = 253_402_128_000_000;
 const Instant = Type.Number({ minimum: 0, maximum: MAX_INSTANT_MS, description: 'Unix milliseconds.' });
 
 export const ReportBody = Type.Object(

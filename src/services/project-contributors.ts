@@ -3,7 +3,7 @@
  * any mix, resolved to user ids that are all active members of the project's team.
  */
 import type { Kysely } from 'kysely';
-import { badRequest } from '../http/errors.ts';
+import { badRequest, shown } from '../http/errors.ts';
 import { activeMemberIds, type UserRef, usersMatching } from '../storage/projects.ts';
 import type { Database } from '../storage/schema.ts';
 
@@ -46,7 +46,7 @@ export async function resolveContributors(
   const ids: string[] = [];
   for (const entry of value) {
     const user = matchEntry(entry, users);
-    if (!user) throw badRequest(`No user matches "${entry}"; use a user id, handle, or email address`);
+    if (!user) throw badRequest(`No user matches "${shown(entry)}"; use a user id, handle, or email address`);
     if (!members.has(user.id)) throw badRequest(`Contributor ${user.id} is not an active member of the team`);
     if (!ids.includes(user.id)) ids.push(user.id);
   }

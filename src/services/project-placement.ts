@@ -2,7 +2,7 @@
  * Where a project lives: its team and portfolio, named by id or by exact display name
  * (decisions §3.3), and the rule that a portfolio holds only projects of its own scope.
  */
-import { badRequest } from '../http/errors.ts';
+import { badRequest, shown } from '../http/errors.ts';
 import type { PortfolioRef, TeamRef } from '../storage/projects.ts';
 
 /** An id matches first; otherwise the trimmed value must equal a name exactly (case-sensitive). */
@@ -14,14 +14,14 @@ function findByIdOrName<T extends { id: string; name: string }>(value: string, c
 /** One of the caller's active teams, else 400 `Team not found: "<value>"`. */
 export function resolveTeam(value: string, activeTeams: readonly TeamRef[]): TeamRef {
   const team = findByIdOrName(value, activeTeams);
-  if (!team) throw badRequest(`Team not found: "${value}"`);
+  if (!team) throw badRequest(`Team not found: "${shown(value)}"`);
   return team;
 }
 
 /** A portfolio the caller may use, else 400 `Portfolio not found: "<value>"`. */
 export function resolvePortfolio(value: string, usable: readonly PortfolioRef[]): PortfolioRef {
   const portfolio = findByIdOrName(value, usable);
-  if (!portfolio) throw badRequest(`Portfolio not found: "${value}"`);
+  if (!portfolio) throw badRequest(`Portfolio not found: "${shown(value)}"`);
   return portfolio;
 }
 
@@ -35,13 +35,13 @@ export function checkPortfolioFits(
   label: string,
 ): void {
   if (portfolio.teamId !== null && portfolio.teamId !== project.teamId) {
-    throw badRequest(`Portfolio "${label}" holds only projects of its team`);
+    throw badRequest(`Portfolio "${shown(label)}" holds only projects of its team`);
   }
   if (portfolio.teamId === null && project.teamId !== null) {
-    throw badRequest(`Portfolio "${label}" holds only personal projects`);
+    throw badRequest(`Portfolio "${shown(label)}" holds only personal projects`);
   }
   if (portfolio.teamId === null && portfolio.ownerId !== project.ownerId) {
-    throw badRequest(`Portfolio "${label}" holds only its owner's projects`);
+    throw badRequest(`Portfolio "${shown(label)}" holds only its owner's projects`);
   }
 }
 

@@ -74,8 +74,10 @@ export function parseReportRequest(body: ReportBody | undefined | null, now: num
     throw new ApiError(400, `teamIds cannot be used with aggregationLevel "${aggregationLevel}"`);
   }
   return {
-    from: dateRange.from,
-    to: dateRange.to,
+    // Instants are whole milliseconds: a start lies in [from, to) exactly when it lies in
+    // [⌈from⌉, ⌈to⌉), and the databases compare integers (PostgreSQL refuses 0.5 as a bigint).
+    from: Math.ceil(dateRange.from),
+    to: Math.ceil(dateRange.to),
     level,
     activityIdPrefix: aggregationLevel === 'minute' ? 'minute' : 'activity',
     projectIds: unique(body.projectIds),

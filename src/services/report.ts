@@ -4,7 +4,7 @@
  * thousands in a long range, come as the encoded response body (report-activity.ts).
  */
 import type { Kysely } from 'kysely';
-import { ApiError } from '../http/errors.ts';
+import { ApiError, shown } from '../http/errors.ts';
 import { localDateOf } from '../lib/time.ts';
 import { lookupNames, sumMinutes } from '../storage/aggregates.ts';
 import type { Storage } from '../storage/database.ts';
@@ -67,12 +67,12 @@ export async function buildReport(
 async function checkNamedIds(db: Kysely<Database>, viewer: Viewer, request: ReportRequest): Promise<void> {
   if (request.teamIds) {
     const unknown = request.teamIds.find((id) => !viewer.activeTeamIds.has(id));
-    if (unknown !== undefined) throw new ApiError(400, `Unknown team id: "${unknown}"`);
+    if (unknown !== undefined) throw new ApiError(400, `Unknown team id: "${shown(unknown)}"`);
   }
   if (request.projectIds) {
     const visible = await visibleProjectIds(db, viewer.userId, request.projectIds);
     const unknown = request.projectIds.find((id) => !visible.has(id));
-    if (unknown !== undefined) throw new ApiError(400, `Unknown project id: "${unknown}"`);
+    if (unknown !== undefined) throw new ApiError(400, `Unknown project id: "${shown(unknown)}"`);
   }
 }
 

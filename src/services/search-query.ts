@@ -3,7 +3,7 @@
  * query text as search terms (decisions §6.2). Every message names the field; the body is
  * checked here rather than by a schema because the contract words these messages exactly.
  */
-import { ApiError } from '../http/errors.ts';
+import { ApiError, shown } from '../http/errors.ts';
 import { wordsOf } from '../lib/search-text.ts';
 import type { SearchSource } from '../storage/search.ts';
 
@@ -53,7 +53,7 @@ function parseSources(value: unknown): SearchSource[] {
   const sources: SearchSource[] = [];
   for (const entry of value) {
     const source = typeof entry === 'string' && Object.hasOwn(SOURCE_NAMES, entry) ? SOURCE_NAMES[entry] : undefined;
-    if (!source) throw new ApiError(400, `sources contains an invalid value: ${JSON.stringify(entry)}`);
+    if (!source) throw new ApiError(400, `sources contains an invalid value: ${typeof entry === 'string' ? JSON.stringify(shown(entry)) : shown(entry)}`);
     if (!sources.includes(source)) sources.push(source);
   }
   return sources;

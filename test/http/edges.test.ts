@@ -159,5 +159,72 @@ forEachDialect('requests at the edges', (dialect) => {
     const two = await t.app.inject({ method: 'GET', url: '/user', headers: { 'x-api-key': `${KEYS.aliceAll}, ${KEYS.bob}` } });
     assert.deepEqual([two.statusCode, two.json()], [401, { success: false, error: 'Invalid API key' }]);
   });
+
+  test('a NUL character in a body, a path or a query is 400 naming the field, on both databases', async () => {
+    const cases: [string, string, unknown, string][] = [
+      ['POST', '/projects', { name: 'a\u0000b' }, 'name must not contain the NUL character (\\u0000)'],
+      ['POST', '/projects/p_api', { contributorIds: ['bob', '\u0000'] }, 'contributorIds[1] must not contain the NUL character (\\u0000)'],
+      ['POST', '/project', { operation: 'archive', id: '\u0000' }, 'id must not contain the NUL character (\\u0000)'],
+      ['POST', '/report', { dateRange: { from: 0, to: 1 }, aggregationLevel: 'day', projectIds: ['\u0000'] }, 'projectIds[0] must not contain the NUL character (\\u0000)'],
+      ['POST', '/search', { query: 'api\u0000' }, 'query must not contain the NUL character (\\u0000)'],
+      ['GET', '/projects/a%00b', undefined, 'id must not contain the NUL character (\\u0000)'],
+      ['GET', '/message?date=2026-11-20%00', undefined, 'date must not contain the NUL character (\\u0000)'],
+    ];
+    for (const [method, url, body, error] of cases) {
+      const res = await call(t.app, method as 'GET', url, { key: KEYS.aliceAll, ...(body === undefined ? {} : { body }) });
+      assert.deepEqual([res.status, res.json], [400, { success: false, error }], `${method} ${url}`);
+    }
+    // A backslash followed by u0000 is text, not a NUL.
+    const text = await call(t.app, 'POST', '/search', { key: KEYS.aliceAll, body: { query: 'api \\u0000' } });
+    assert.equal(text.status, 200, text.body);
+  });
+
+  test('a lone surrogate in an id list is an unknown id, not a 500', async () => {
+    const report = await call(t.app, 'POST', '/report', {
+      key: KEYS.aliceAll, body: { dateRange: { from: 0, to: 1 }, aggregationLevel: 'day', projectIds: ['\ud800'] },
+    });
+    assert.equal(report.status, 400, report.body);
+    assert.match(report.json.error, /^Unknown project id: /);
+    const contributors = await call(t.app, 'POST', '/projects/p_api', { key: KEYS.aliceAll, body: { contributorIds: ['\ud800'] } });
+    assert.equal(contributors.status, 400, contributors.body);
+    assert.match(contributors.json.error, /^No user matches /);
+  });
+
+  test('a deeply nested or huge value is named briefly in the error, never echoed whole', async () => {
+    const nested = `${'['.repeat(10_000)}"tasks"${']'.repeat(10_000)}`;
+    const deep = await t.app.inject({
+      method: 'POST', url: '/search', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json' },
+      payload: `{"query":"api","sources":[${nested}]}`,
+    });
+    assert.deepEqual([deep.statusCode, deep.json()], [400, { success: false, error: 'sources contains an invalid value: an array' }]);
+    const huge = await call(t.app, 'POST', '/projects', { key: KEYS.aliceAll, body: { team: 'x'.repeat(500_000) } });
+    assert.equal(huge.status, 400);
+    assert.equal(huge.json.error, `Team not found: "${'x'.repeat(100)}…"`);
+  });
+
+  test('fractional instants in dateRange are whole milliseconds: the same rows as the next integers', async () => {
+    const at = (iso: string) => Date.parse(iso);
+    const body = (from: number, to: number) => ({ dateRange: { from, to }, aggregationLevel: 'activity' });
+    const whole = await call(t.app, 'POST', '/report', { key: KEYS.aliceAll, body: body(at('2026-11-16T00:00:00Z'), at('2026-11-23T00:00:00Z')) });
+    const fractional = await call(t.app, 'POST', '/report', { key: KEYS.aliceAll, body: body(at('2026-11-16T00:00:00Z') - 0.5, at('2026-11-23T00:00:00Z') - 0.25) });
+    assert.equal(fractional.status, 200, fractional.body);
+    assert.ok(whole.json.rowCount > 0);
+    assert.deepEqual(fractional.json, whole.json);
+    const tiny = await call(t.app, 'POST', '/report', { key: KEYS.aliceAll, body: { dateRange: { from: 0.25, to: 0.75 }, aggregationLevel: 'day' } });
+    assert.deepEqual([tiny.status, tiny.json], [200, { success: true, rowCount: 0, rows: [] }]);
+  });
+
+  test('a range at the last instant a report takes holds no rows, and one beyond it is a 400', async () => {
+    const last = Date.parse('9999-12-30T00:00:00Z');
+    for (const teamIds of [undefined, ['t_eng']]) {
+      const res = await call(t.app, 'POST', '/report', {
+        key: KEYS.aliceAll, body: { dateRange: { from: last - 3_600_000, to: last }, aggregationLevel: 'day', ...(teamIds ? { teamIds } : {}) },
+      });
+      assert.deepEqual([res.status, res.json], [200, { success: true, rowCount: 0, rows: [] }], JSON.stringify(teamIds));
+    }
+    const beyond = await call(t.app, 'POST', '/report', { key: KEYS.aliceAll, body: { dateRange: { from: last, to: last + 1 }, aggregationLevel: 'day' } });
+    assert.equal(beyond.status, 400);
+    assert.match(beyond.json.error, /^dateRange\.to must be at most /);
+  });
 });
 

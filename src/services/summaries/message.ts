@@ -3,7 +3,7 @@
  * format (decisions §5). A lookup plus rendering; summaries are built by the generator.
  */
 import type { Kysely } from 'kysely';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError, shown } from '../../http/errors.ts';
 import { addDays, isValidLocalDate, localDateOf } from '../../lib/time.ts';
 import { displayNameOf, type UserRow } from '../../storage/accounts.ts';
 import type { Database } from '../../storage/schema.ts';
@@ -35,7 +35,7 @@ export const NO_SUMMARY = 'No summary exists for this date and level yet.';
 
 function choice<T extends string>(field: string, value: string, choices: readonly T[]): T {
   if (!(choices as readonly string[]).includes(value)) {
-    throw new ApiError(400, `${field} must be one of ${choices.join(', ')} (got "${value}")`);
+    throw new ApiError(400, `${field} must be one of ${choices.join(', ')} (got "${shown(value)}")`);
   }
   return value as T;
 }
@@ -48,7 +48,7 @@ export function renderSummary(summary: Summary, format: Format, firstName: strin
 
 export async function readMessage(db: Kysely<Database>, user: UserRow, params: MessageParams, now: number): Promise<Message> {
   const date = params.date ?? addDays(localDateOf(now, user.timezone), -1);
-  if (!isValidLocalDate(date)) throw new ApiError(400, `date must be a date in the form YYYY-MM-DD (got "${date}")`);
+  if (!isValidLocalDate(date)) throw new ApiError(400, `date must be a date in the form YYYY-MM-DD (got "${shown(date)}")`);
   const level = choice('level', params.level ?? 'day', LEVELS);
   const format = choice('format', params.format ?? 'html', FORMATS);
 
