@@ -94,10 +94,29 @@ const UNSUPPORTED_MEDIA_TYPE = 'Unsupported Media Type: send application/json';
 /** The methods routes are declared with, in the order a 405's Allow header lists them. */
 const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-/** Whether a request carries a body at all (a length above zero, or chunks). */
-function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
-  const length = headers['content-length'];
-  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+const UNSUPPORTED_ENCODING = 'Unsupported Content-Encoding: send the body uncompressed';
+
+/**
+ * A compressed body would reach the JSON parser as bytes it cannot read ("Malformed JSON body"
+ * for a body that is fine): it is refused as what it is (RFC 9110 §15.5.16).
+ */
+function isEncoded(headers: Record<string, string | string[] | undefined>): boolean {
+  const encoding = headers['content-encoding'];
+  if (encoding === undefined) return false;
+  const value = String(encoding).trim().toLowerCase();
+  return value !== '' && value !== 'identity';
+}
+
+/** The name of the first path or query parameter holding U+0000, or null. */
+function parameterHoldingNul(parameters: unknown): string | null {
+  if (parameters === null || typeof parameters !== 'object') return null;
+  for (const name in parameters) {
+    const value = (parameters as Record<string, unknown>)[name];
+    if (typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && value.some((v) => String(v).includes('\u0000'))) {
+      return name;
+    }
+  }
+  return null;
 }
 
 /** A reply as the handlers outside any route (Fastify's framework errors) use it. */
@@ -166,6 +185,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     if (request.is404) return done(null, undefined);
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
+    if (isEncoded(request.headers)) return done(new ApiError(415, UNSUPPORTED_ENCODING), undefined);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -177,29 +197,11 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     if (nul !== null) return done(new ApiError(400, nulMessage(nul || 'body')), undefined);
     done(null, parsed);
   });
-  // The same for path and query parameters: a NUL is no character of any id, name or date, and
-  // PostgreSQL cannot hold it in text (SQLite can): refused alike on both databases.
-  app.addHook('preValidation', async (request) => {
-    if (request.is404) return;
-    for (const part of [request.params, request.query]) {
-      const nul = fieldHoldingNul(part);
-      if (nul) throw new ApiError(400, nulMessage(nul));
-    }
-  });
-
   // Any other media type is refused once its body turns out not to be empty: an empty body is
   // `{}` whatever type a client labels it with (curl -d '', many HTTP libraries' empty POSTs).
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
     if (request.is404 || (body as Buffer).length === 0) return done(null, undefined);
-    done(new ApiError(415, UNSUPPORTED_MEDIA_TYPE), undefined);
-  });
-  // A compressed body would reach the JSON parser as bytes it cannot read ("Malformed JSON body"
-  // for a body that is fine): say what is wrong instead (RFC 9110 §15.5.16).
-  app.addHook('preParsing', async (request) => {
-    const encoding = request.headers['content-encoding']?.trim().toLowerCase();
-    if (encoding && encoding !== 'identity' && hasBody(request.headers)) {
-      throw new ApiError(415, 'Unsupported Content-Encoding: send the body uncompressed');
-    }
+    done(new ApiError(415, isEncoded(request.headers) ? UNSUPPORTED_ENCODING : UNSUPPORTED_MEDIA_TYPE), undefined);
   });
 
   const knownPaths = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
@@ -251,8 +253,15 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
 
   // A request without a body is handled as `{}` on every route (after authentication, which
   // runs on onRequest); a JSON `null` body is left to the schema and answered 400.
-  app.addHook('preValidation', async (request) => {
+  // Path and query parameters may not hold a NUL either (see fieldHoldingNul above). One
+  // callback-style hook for both: it runs on every request, and each async hook costs a promise.
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (!request.is404) {
+      const nul = parameterHoldingNul(request.params) ?? parameterHoldingNul(request.query);
+      if (nul !== null) return done(new ApiError(400, nulMessage(nul)));
+    }
     if (request.body === undefined && request.method === 'POST') request.body = {};
+    done();
   });
 
   registerAuth(app, deps);
