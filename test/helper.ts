@@ -3,6 +3,7 @@
  * dataset file, driven through real HTTP with app.inject().
  */
 import { randomBytes } from 'node:crypto';
+import { type Socket, connect, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe } from 'node:test';
@@ -170,3 +171,39 @@ export async function call(
   }
   return { status: response.statusCode, headers: response.headers, json, body: response.body };
 }
+
+/**
+ * A TCP relay to the server of `targetUrl` (Redis, PostgreSQL) that can hold every byte back, as
+ * a server or network that stalls while the connection stays open, then let them through in
+ * order. `url` is `targetUrl` pointed at the relay.
+ */
+export async function stallableRelay(targetUrl: string): Promise<{ url: string; stall(on: boolean): void; close(): Promise<void> }> {
+  const target = new URL(targetUrl);
+  let stalled = false;
+  const held: [Socket, Buffer][] = [];
+  const sockets: Socket[] = [];
+  const relay = (from: Socket, to: Socket) => from.on('data', (chunk) => (stalled ? held.push([to, chunk]) : to.write(chunk)));
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    sockets.push(client, upstream);
+    relay(client, upstream);
+    relay(upstream, client);
+    for (const socket of [client, upstream]) socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const relayed = new URL(targetUrl);
+  relayed.hostname = '127.0.0.1';
+  relayed.port = String((server.address() as { port: number }).port);
+  return {
+    url: relayed.toString(),
+    stall(on) {
+      stalled = on;
+      if (!on) for (const [to, chunk] of held.splice(0)) to.write(chunk);
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+

@@ -74,6 +74,10 @@ export interface RedisRateLimiterOptions {
   timeoutMs?: number;
   /** Told when counting moves from Redis to this process and back. */
   onFallback?: (usingRedis: boolean, reason?: string) => void;
+  /** After a failure, how long requests count locally before one asks Redis again. */
+  retryMs?: number;
+  /** The clock (tests). */
+  now?: () => number;
 }
 
 /**
@@ -86,9 +90,15 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly local = new MemoryRateLimiter();
   private readonly onFallback: (usingRedis: boolean, reason?: string) => void;
   private usingRedis = true;
+  private readonly retryMs: number;
+  private readonly now: () => number;
+  /** While counting locally: when one request may try Redis again. */
+  private retryAt = 0;
 
   constructor(url: string, options: RedisRateLimiterOptions = {}) {
     this.keyPrefix = options.keyPrefix ?? 'daybook:rl:';
+    this.retryMs = options.retryMs ?? 5000;
+    this.now = options.now ?? Date.now;
     this.onFallback =
       options.onFallback ??
       ((usingRedis, reason) =>
@@ -104,8 +114,13 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async hit(key: string, limit: number, cost = 1): Promise<RateLimitResult> {
-    // Known to be down: no request waits for it until it has reconnected.
-    if (!this.usingRedis && this.redis.status !== 'ready') return this.local.hit(key, limit, cost);
+    // Known to be down: no request waits for it until it has reconnected, and a connection that
+    // is open but silent (a stalled server or network) is asked by one request every retryMs,
+    // not by every request for the command timeout.
+    if (!this.usingRedis) {
+      if (this.redis.status !== 'ready' || this.now() < this.retryAt) return this.local.hit(key, limit, cost);
+      this.retryAt = this.now() + this.retryMs;
+    }
     try {
       const [count, ttl] = (await (
         this.redis as unknown as { daybookHit(k: string, c: number, w: number): Promise<[number, number]> }
@@ -120,6 +135,7 @@ export class RedisRateLimiter implements RateLimiter {
         this.usingRedis = false;
         this.onFallback(false, (err as Error).message);
       }
+      this.retryAt = this.now() + this.retryMs;
       return this.local.hit(key, limit, cost);
     }
   }

@@ -38,7 +38,10 @@ pg.types.setTypeParser(20, (value) => Number(value));
 
 export function openStorage(url: string): Storage {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    const pool = new pg.Pool({ connectionString: url, max: pgPoolSize() });
+    // A server that stops answering fails the requests that wait on it instead of holding them
+    // (and a shutdown) forever: 10 s to get a connection, 120 s for one statement (reports
+    // read in statements of a few hundred rows; the longest, an import's ANALYZE, takes seconds).
+    const pool = new pg.Pool({ connectionString: url, max: pgPoolSize(), connectionTimeoutMillis: 10_000, query_timeout: 120_000 });
     // An idle connection closed by the server (restart, admin) must not crash the process;
     // the pool replaces it on the next checkout.
     pool.on('error', (err) => {

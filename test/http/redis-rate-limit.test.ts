@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from '../../src/http/rate-limit.ts';
 import {
   DEFAULT_NOW, KEYS, REDIS_URL, type TestApp, type TestDatabase, call, createTestApp, createTestDatabase,
-  forEachDialect,
+  forEachDialect, stallableRelay,
 } from '../helper.ts';
 
 const LIMIT = 4;
@@ -106,3 +106,29 @@ forEachDialect('rate limits while Redis is unreachable', (dialect) => {
     }
   });
 });
+
+test('a Redis that stalls with its connection open holds up one request per retry interval, not every request', async () => {
+  const redis = await stallableRelay(REDIS_URL);
+  const changes: boolean[] = [];
+  const keyPrefix = `daybook-test:${randomBytes(6).toString('hex')}:`;
+  const limiter = new RedisRateLimiter(redis.url, { keyPrefix, timeoutMs: 300, retryMs: 1000, onFallback: (usingRedis) => changes.push(usingRedis) });
+  try {
+    await limiter.ping();
+    assert.equal((await limiter.hit('k', 100)).remaining, 99);
+    redis.stall(true);
+    const started = Date.now();
+    for (let i = 0; i < 10; i++) await limiter.hit('k', 100);
+    const elapsed = Date.now() - started;
+    // The first hit waits for the command timeout; the nine after it count locally at once.
+    assert.ok(elapsed >= 300 && elapsed < 900, `ten hits took ${elapsed} ms`);
+    assert.deepEqual(changes, [false]);
+    redis.stall(false);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await limiter.hit('k', 100);
+    assert.deepEqual(changes, [false, true], 'after the retry interval a request asks Redis again');
+  } finally {
+    await limiter.close();
+    await redis.close();
+  }
+});
+
