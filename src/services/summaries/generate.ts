@@ -22,6 +22,11 @@ export interface GenerateOptions {
   /** Only periods that end on or before this local date. */
   until?: string;
   onProgress?: (progress: GenerateProgress) => void;
+  /**
+   * Stops the run between two summaries (a server shutting down): each summary is built in its
+   * own transaction, so what is left is due and built by the next run.
+   */
+  signal?: AbortSignal;
 }
 
 export interface GenerateProgress {
@@ -122,6 +127,7 @@ export async function generateSummaries(storage: Storage, options: GenerateOptio
   const users = options.user ? [options.user] : await listUsers(storage.db);
   const stats: GenerateStats = { users: users.length, built: 0, current: 0, removed: 0, claimedElsewhere: 0 };
   for (const [index, user] of users.entries()) {
+    if (options.signal?.aborted) break;
     const yesterday = addDays(localDateOf(options.now, user.timezone), -1);
     const lastDay = options.until && options.until < yesterday ? options.until : yesterday;
     const plan = await planUser(storage, user, lastDay);
@@ -131,6 +137,7 @@ export async function generateSummaries(storage: Storage, options: GenerateOptio
       stats.removed++;
     }
     for (const period of plan.due) {
+      if (options.signal?.aborted) break;
       // built_at is the run's start, not the build's end: a change committed while the run
       // was reading still has a later changed_at and is picked up by the next run.
       const outcome = await buildSummary(storage, user, period, options.now);

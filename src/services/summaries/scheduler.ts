@@ -1,6 +1,7 @@
 /**
  * Runs the summary generator inside `daybook serve`: once at start, then every interval.
- * Runs never overlap; stopping waits for the run in progress.
+ * Runs never overlap; stopping ends the run in progress after the summary it is building (the
+ * rest stays due), so a shutdown waits for one summary, not for a whole run.
  */
 import type { Storage } from '../../storage/database.ts';
 import { type GenerateStats, generateSummaries } from './generate.ts';
@@ -21,9 +22,10 @@ export function startSummaryScheduler(options: SchedulerOptions): SummarySchedul
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  const stopping = new AbortController();
 
   const run = () => {
-    running = generateSummaries(options.storage, { now: options.now() })
+    running = generateSummaries(options.storage, { now: options.now(), signal: stopping.signal })
       .then((stats) => options.onRun?.(stats), (err) => options.onError?.(err))
       .finally(() => {
         if (!stopped) timer = setTimeout(run, options.intervalSeconds * 1000);
@@ -35,6 +37,7 @@ export function startSummaryScheduler(options: SchedulerOptions): SummarySchedul
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      stopping.abort();
       await running;
     },
   };
