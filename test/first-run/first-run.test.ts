@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { FIRST_RUN_DEMO, seedDemoOnFirstRun } from '../../src/first-run.ts';
 import { importDataset } from '../../src/dataset/import.ts';
 import { openStorage, type Storage } from '../../src/storage/database.ts';
-import { readFirstRun } from '../../src/storage/first-run.ts';
+import { FIRST_RUN_STALE_MS, readFirstRun } from '../../src/storage/first-run.ts';
 import { DEFAULT_NOW, EXAMPLE, call, createTestApp, createTestDatabase, forEachDialect, type TestDatabase } from '../helper.ts';
 
 const run = promisify(execFile);
@@ -82,6 +82,30 @@ forEachDialect('first run, in process', (dialect) => {
       assert.match(String(await readFirstRun(other.storage.db)), /already had data/);
     } finally {
       await other.drop();
+    }
+  });
+});
+
+forEachDialect('a first start that was cut off', (dialect) => {
+  test('a claim left in progress is taken over once stale, if the database is still empty', async () => {
+    const db = await createTestDatabase(dialect);
+    try {
+      const startedAt = DEFAULT_NOW;
+      // What a start killed during its demo import leaves: the claim, and no data.
+      await db.storage.db
+        .insertInto('daybook_meta')
+        .values({ key: 'first_run', value: JSON.stringify({ startedAt: new Date(startedAt).toISOString(), outcome: 'in progress' }) })
+        .execute();
+      // Another process may still be seeding: a recent claim is left alone.
+      assert.equal(await seedDemoOnFirstRun(db.storage, { env: DEV_ENV, now: startedAt + FIRST_RUN_STALE_MS - 1000 }), null);
+      assert.equal(await userCount(db.storage), 0);
+      const demo = await seedDemoOnFirstRun(db.storage, { env: DEV_ENV, now: startedAt + FIRST_RUN_STALE_MS + 1000 });
+      assert.ok(demo, 'a stale claim on an empty database is taken over');
+      assert.equal(await userCount(db.storage), FIRST_RUN_DEMO.users);
+      assert.match(String(await readFirstRun(db.storage.db)), /demo workspace created/);
+      assert.equal(await seedDemoOnFirstRun(db.storage, { env: DEV_ENV, now: startedAt + 10 * FIRST_RUN_STALE_MS }), null);
+    } finally {
+      await db.drop();
     }
   });
 });
