@@ -4,44 +4,14 @@
  * against both databases.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { type Dialect, openStorage } from '../../src/storage/database.ts';
-import { createPostgresDatabase, forEachDialect } from '../helper.ts';
+import { openStorage } from '../../src/storage/database.ts';
+import { forEachDialect } from '../helper.ts';
+import { daybook, emptyDatabase } from './daybook-cli.ts';
 
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `bin/daybook args…` with the database at `url`; never throws on a non-zero exit. */
-function daybook(url: string, ...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      'bash',
-      [join(repoRoot, 'bin', 'daybook'), ...args],
-      { cwd: repoRoot, env: { ...process.env, DAYBOOK_DATABASE_URL: url, LOG_LEVEL: 'silent' }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-/** An empty, unmigrated database: a file for SQLite, a throwaway database for PostgreSQL. */
-async function emptyDatabase(dialect: Dialect, dir: string): Promise<{ url: string; drop(): Promise<void> }> {
-  if (dialect === 'sqlite') return { url: `sqlite:${join(dir, `acc-${randomBytes(4).toString('hex')}.db`)}`, drop: async () => {} };
-  return createPostgresDatabase('daybook_t_acc');
-}
 
 /** Every row the account commands write, to see that a refused command changed nothing. */
 async function accountRows(url: string): Promise<unknown> {
@@ -83,7 +53,7 @@ forEachDialect('account commands check their values against the dataset schema',
   let db: { url: string; drop(): Promise<void> };
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'daybook-acc-'));
-    db = await emptyDatabase(dialect, dir);
+    db = await emptyDatabase(dialect, dir, 'acc');
     const user = await daybook(db.url, 'users', 'create', '--id', 'u2', '--email', 'u2@example.com', '--handle', 'u2');
     assert.equal(user.code, 0, user.stderr);
     const team = await daybook(db.url, 'teams', 'create', '--id', 't1', '--name', 'One');
@@ -210,7 +180,7 @@ forEachDialect('account commands check their values against the dataset schema',
     assert.equal(byId('team', `t-${x(126)}`)?.name, '団'.repeat(100));
     assert.ok(records.some((r) => r.type === 'apiKey' && r.name === '🔑'.repeat(100)));
 
-    const copy = await emptyDatabase(dialect, dir);
+    const copy = await emptyDatabase(dialect, dir, 'acc');
     try {
       const imported = await daybook(copy.url, 'import', file);
       assert.equal(imported.code, 0, imported.stderr);

@@ -1,47 +1,15 @@
 /** The `daybook` command line, run as a user runs it (bin/daybook), against both databases. */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { type Dialect, openStorage } from '../../src/storage/database.ts';
+import { openStorage } from '../../src/storage/database.ts';
 import { exportText } from '../dataset/dataset-files.ts';
-import { EXAMPLE, type TestApp, call, createPostgresDatabase, createTestApp, forEachDialect } from '../helper.ts';
+import { EXAMPLE, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
+import { daybook, emptyDatabase } from './daybook-cli.ts';
 
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `bin/daybook args…` with the database at `url`; never throws on a non-zero exit. */
-function daybook(url: string, ...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      'bash',
-      [join(repoRoot, 'bin', 'daybook'), ...args],
-      { cwd: repoRoot, env: { ...process.env, DAYBOOK_DATABASE_URL: url, LOG_LEVEL: 'silent' }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-/** An empty, unmigrated database: a file for SQLite, a throwaway database for PostgreSQL. */
-async function emptyDatabase(dialect: Dialect, dir: string): Promise<{ url: string; drop(): Promise<void> }> {
-  if (dialect === 'sqlite') {
-    const url = `sqlite:${join(dir, `cli-${randomBytes(4).toString('hex')}.db`)}`;
-    return { url, drop: async () => {} };
-  }
-  return createPostgresDatabase('daybook_t_cli');
-}
 
 /** The app serving the database the CLI wrote to. */
 async function appOn(url: string): Promise<TestApp> {
@@ -61,7 +29,7 @@ forEachDialect('daybook CLI', (dialect) => {
   let db: { url: string; drop(): Promise<void> };
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'daybook-cli-'));
-    db = await emptyDatabase(dialect, dir);
+    db = await emptyDatabase(dialect, dir, 'cli');
   });
   after(async () => {
     await db.drop();
@@ -193,7 +161,7 @@ forEachDialect('daybook CLI', (dialect) => {
   }
 
   test('import then export: the export is the database in the dataset format, to stdout or a file', async () => {
-    const target = await emptyDatabase(dialect, dir);
+    const target = await emptyDatabase(dialect, dir, 'cli');
     try {
       const imported = await daybook(target.url, 'import', EXAMPLE);
       assert.equal(imported.code, 0, imported.stderr);
@@ -218,7 +186,7 @@ forEachDialect('daybook CLI', (dialect) => {
       assert.ok(keys.every((k) => k.keyHash && !k.key), 'keys are exported as hashes');
 
       // The NDJSON export imports into another empty database and exports the same bytes.
-      const copy = await emptyDatabase(dialect, dir);
+      const copy = await emptyDatabase(dialect, dir, 'cli');
       try {
         assert.equal((await daybook(copy.url, 'import', ndjsonFile)).code, 0);
         assert.equal((await daybook(copy.url, 'export')).stdout, toStdout.stdout);
