@@ -92,4 +92,13 @@ forEachDialect('summaries after renames', (dialect) => {
     assert.match(await text({ date: '2026-11-16' }), /Gamma — 1 h 30 min/);
     assert.match(await text({ date: '2026-11-17' }), /New title \(Gamma\)|Gamma/);
   });
+
+  test('a name with markdown is escaped in the Discord title and plain in the subject', async () => {
+    await t.storage.db.updateTable('users').set({ name: '*Re_na* `x`' }).where('id', '=', 'u_rn').execute();
+    const res = await fetchMessage(t.app, KEY, { date: '2026-11-16', format: 'discord' });
+    assert.equal(res.status, 200, res.body);
+    assert.equal(res.json.content.title, "\\*Re\\_na\\*'s daily summary: Nov 16");
+    assert.equal(res.json.metadata.subject, "*Re_na*'s daily summary: Nov 16");
+  });
 });
+

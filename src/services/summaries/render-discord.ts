@@ -52,7 +52,9 @@ export function renderDiscord(summary: Summary, subject: string): DiscordEmbed {
     false,
   );
 
-  const title = clip(subject, DISCORD_LIMITS.title);
+  // The subject holds the user's name: escaped like all user text (Discord renders markdown in
+  // titles); metadata.subject stays plain.
+  const title = clip(escapeDiscordMarkdown(subject), DISCORD_LIMITS.title);
   const footer = { text: `Daybook · ${periodLabel(summary)} · ${summary.timezone}` };
   const used = title.length + footer.text.length + fields.reduce((n, f) => n + f.name.length + f.value.length, 0);
   // The tasks take whatever the other parts leave of the embed's total.
