@@ -6,6 +6,7 @@
 import { type Kysely, PostgresAdapter, type SelectQueryBuilder, sql } from 'kysely';
 import { addDays, firstInstantOfLocalDay, localDateOf } from '../lib/time.ts';
 import type { Database } from './schema.ts';
+import { textRows } from './text-list.ts';
 
 export interface MinuteGroup {
   userId: string;
@@ -313,11 +314,7 @@ function withIds<QB extends SelectQueryBuilder<Database, 'projects' | 'categorie
   table: 'projects' | 'categories' | 'tasks',
   ids: Iterable<string>,
 ): (query: QB) => QB {
-  const list = JSON.stringify([...ids]);
-  const wanted =
-    db.getExecutor().adapter instanceof PostgresAdapter
-      ? sql<{ value: string }>`json_array_elements_text(${list}::json) as wanted(value)`
-      : sql<{ value: string }>`json_each(${list}) as wanted`;
+  const wanted = textRows(db, ids, 'wanted');
   return (query) =>
     query.innerJoin(wanted as never, (join) =>
       join.onRef(sql.ref('wanted.value') as never, '=', sql.ref(`${table}.id`) as never),

@@ -1,15 +1,21 @@
 /**
- * A list of strings as one JSON parameter, read back as a subquery: `column in (textList(…))`.
- * One placeholder whatever the list's length, so a long list from a request can never exceed
- * the database's limit on bound parameters (SQLite's 32,766, PostgreSQL's 65,535).
+ * A list of strings as one JSON parameter, read back by the database as rows: one placeholder
+ * whatever the list's length, so a long list can never exceed the database's limit on bound
+ * parameters (SQLite's 32,766, PostgreSQL's 65,535), and the statement text stays the same.
  */
 import { type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
 
-export function textList<DB>(db: Kysely<DB>, values: Iterable<string>): RawBuilder<string> {
+/** The values as a table `alias` of one column, `value`: to join to (`alias.value = t.id`). */
+export function textRows<DB>(db: Kysely<DB>, values: Iterable<string>, alias: string): RawBuilder<{ value: string }> {
   // Well-formed: PostgreSQL's JSON parser refuses the escape of a lone surrogate (`\ud800`),
   // which its text columns could not hold anyway (they store U+FFFD).
   const list = JSON.stringify(Array.from(values, (value) => value.toWellFormed()));
   return db.getExecutor().adapter instanceof PostgresAdapter
-    ? sql<string>`(select json_array_elements_text(${list}::json))`
-    : sql<string>`(select value from json_each(${list}))`;
+    ? sql`json_array_elements_text(${list}::json) as ${sql.raw(alias)}(value)`
+    : sql`json_each(${list}) as ${sql.raw(alias)}`;
+}
+
+/** The values as a subquery: `column in (textList(…))`. */
+export function textList<DB>(db: Kysely<DB>, values: Iterable<string>): RawBuilder<string> {
+  return sql<string>`(select value from ${textRows(db, values, 'listed')})`;
 }
