@@ -11,6 +11,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
   type FastifyServerOptions,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
@@ -215,7 +217,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     }
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  const notFound = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
     if (knownPaths.find('GET', path) && !servedRoutes.find(request.method as 'GET', path)) {
       // RFC 9110: a 405 names the methods the path does serve.
@@ -224,9 +226,13 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     } else {
       reply.code(404).send({ success: false, error: 'Not Found' });
     }
-  });
+  };
+  app.setNotFoundHandler(notFound);
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string; validation?: unknown }, request, reply) => {
+    // Fastify reads the body of an unknown path or method before its not-found handler runs;
+    // what the body is (too large, a bad Content-Length) comes after 404 and 405 (decisions §1.1).
+    if (request.is404) return notFound(request, reply);
     if (error instanceof ApiError) {
       return reply.code(error.status).send({ success: false, error: error.message, ...error.extra });
     }

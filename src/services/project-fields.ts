@@ -4,6 +4,7 @@
  * bodies into `ProjectInput`; `undefined` always means "not sent".
  */
 import { badRequest } from '../http/errors.ts';
+import { isBlank } from '../lib/blank.ts';
 
 export interface ProjectInput {
   name?: string | null;
@@ -39,10 +40,6 @@ export function charLength(value: string): number {
 
 function checkMaxLength(field: string, value: string, max: number): void {
   if (charLength(value) > max) throw badRequest(`${field} must be at most ${max} characters`);
-}
-
-export function isBlank(value: string | null | undefined): boolean {
-  return value === null || value === undefined || value.trim() === '';
 }
 
 /** A color as stored: one of the 20 allowed values exactly as written, or null to clear. */

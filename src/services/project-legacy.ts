@@ -4,7 +4,8 @@
  * (`""` clears, `archived` on list and archive) and the success shapes are its own.
  */
 import { badRequest, forbidden } from '../http/errors.ts';
-import { checkLegacyColorLength, isBlank, type ProjectInput } from './project-fields.ts';
+import { isBlank } from '../lib/blank.ts';
+import { checkLegacyColorLength, type ProjectInput } from './project-fields.ts';
 import type { ProjectView } from './project-presenter.ts';
 import { createProject, listProjects, type ProjectContext, updateProject } from './projects.ts';
 

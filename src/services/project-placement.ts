@@ -3,6 +3,7 @@
  * (decisions §3.3), and the rule that a portfolio holds only projects of its own scope.
  */
 import { badRequest, shown } from '../http/errors.ts';
+import { isBlank } from '../lib/blank.ts';
 import type { PortfolioRef, TeamRef } from '../storage/projects.ts';
 
 /** An id matches first; otherwise the trimmed value must equal a name exactly (case-sensitive). */
@@ -47,5 +48,5 @@ export function checkPortfolioFits(
 
 /** `null`, `""` and whitespace clear a team or portfolio. */
 export function isClearing(value: string | null): value is null | '' {
-  return value === null || value.trim() === '';
+  return isBlank(value);
 }

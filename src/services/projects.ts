@@ -25,7 +25,8 @@ import {
 import type { Database } from '../storage/schema.ts';
 import { canSeeProject, loadViewer } from './project-access.ts';
 import { checkContributorShape, resolveContributors } from './project-contributors.ts';
-import { checkProjectInput, isBlank, type ProjectInput, parseColor } from './project-fields.ts';
+import { isBlank } from '../lib/blank.ts';
+import { checkProjectInput, type ProjectInput, parseColor } from './project-fields.ts';
 import { checkPortfolioFits, isClearing, resolvePortfolio, resolveTeam } from './project-placement.ts';
 import { type ProjectView, presentProject } from './project-presenter.ts';
 

@@ -4,6 +4,7 @@
  * checked here rather than by a schema because the contract words these messages exactly.
  */
 import { ApiError, shown } from '../http/errors.ts';
+import { isBlank } from '../lib/blank.ts';
 import { wordsOf } from '../lib/search-text.ts';
 import type { SearchSource } from '../storage/search.ts';
 
@@ -66,7 +67,7 @@ export function parseSearchRequest(body: unknown): SearchRequest {
   }
   const fields = (body ?? {}) as Record<string, unknown>;
   const query = optionalText(fields.query, 'query');
-  if (query === null || query.trim() === '') throw new ApiError(400, 'query must not be empty.');
+  if (query === null || isBlank(query)) throw new ApiError(400, 'query must not be empty.');
   return {
     query,
     context: optionalText(fields.context, 'context'),

@@ -125,15 +125,27 @@ async function triggersOnActivities(storage: Storage): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
+async function indexesOnActivities(storage: Storage): Promise<string[]> {
+  if (storage.dialect === 'postgres') {
+    const { rows } = await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'activities' order by 1`.execute(storage.db);
+    return rows.map((r) => r.name);
+  }
+  const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'activities' order by 1`.execute(storage.db);
+  return rows.map((r) => r.name);
+}
+
 forEachDialect('bulk import upkeep', (dialect) => {
   let database: TestDatabase;
   const files = tempFiles();
   const now = () => DEFAULT_NOW;
   let triggers: string[];
+  let indexes: string[];
 
   before(async () => {
     database = await createTestDatabase(dialect);
     triggers = await triggersOnActivities(database.storage);
+    indexes = await indexesOnActivities(database.storage);
+    assert.ok(indexes.includes('activities_user_start') && indexes.includes('activities_task'), indexes.join(', '));
   });
   after(async () => {
     await database.drop();
@@ -145,6 +157,7 @@ forEachDialect('bulk import upkeep', (dialect) => {
     assert.deepEqual(stored, fresh, `${when}: rollups equal a fresh GROUP BY`);
     if (dialect === 'sqlite') assert.deepEqual(await searchIndexDifferences(database.storage), [], `${when}: search index`);
     assert.deepEqual(await triggersOnActivities(database.storage), triggers, `${when}: the triggers are all there`);
+    assert.deepEqual(await indexesOnActivities(database.storage), indexes, `${when}: the indexes are all there`);
   }
 
   test('a first import of many activities', async () => {
@@ -154,6 +167,32 @@ forEachDialect('bulk import upkeep', (dialect) => {
     const { rows } = await sql<{ n: number }>`select count(*) as n from activities`.execute(database.storage.db);
     assert.equal(Number(rows[0]!.n), 1500);
     await assertConsistent('after the first import');
+  });
+
+  test('a first import in which a task changes project after its activities were written', async () => {
+    // A database of its own: the activities table starts empty, as on a first import.
+    const first = await createTestDatabase(dialect);
+    try {
+      const r = random(7);
+      const lines = [
+        ...header(),
+        ...Array.from({ length: 600 }, (_, i) => activity(r, `f_${i}`, 'u_one')),
+        JSON.stringify({ type: 'task', id: 'k_u_one_2', userId: 'u_one', date: '2026-10-02', title: 'Moved early', projectId: 'p_b' }),
+        ...Array.from({ length: 600 }, (_, i) => activity(r, `g_${i}`)),
+      ];
+      await importDataset(first.storage, files.write('first-moves.ndjson', lines.join('\n')), { now });
+      const { rows } = await sql<{ project: string | null; n: number }>`
+        select effective_project_id as project, count(*) as n from activities
+        where task_id = 'k_u_one_2' and project_id is null group by 1`.execute(first.storage.db);
+      assert.deepEqual(rows.map((row) => [row.project, Number(row.n) > 0]), [['p_b', true]], 'the task\'s activities follow it');
+      const [stored, fresh] = await rollupsAndExpected(first.storage);
+      assert.deepEqual(stored, fresh, 'rollups equal a fresh GROUP BY');
+      if (dialect === 'sqlite') assert.deepEqual(await searchIndexDifferences(first.storage), []);
+      assert.deepEqual(await triggersOnActivities(first.storage), triggers);
+      assert.deepEqual(await indexesOnActivities(first.storage), indexes);
+    } finally {
+      await first.drop();
+    }
   });
 
   test('re-imports that rewrite, move and add activities, with the same id twice and task changes between', async () => {

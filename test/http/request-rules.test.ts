@@ -134,6 +134,20 @@ forEachDialect('bodies', (dialect) => {
     assert.deepEqual(res.json(), { success: false, error: 'Request body too large' });
   });
 
+  test('a body over 1 MiB to an unknown path is 404, to an unsupported method 405 (decisions §1.1)', async () => {
+    const big = JSON.stringify({ pad: 'x'.repeat(BODY_LIMIT) });
+    for (const key of [KEYS.aliceAll, undefined]) {
+      const headers = { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) };
+      const unknown = await t.app.inject({ method: 'POST', url: '/nope', headers, payload: big });
+      assert.deepEqual([unknown.statusCode, unknown.json()], [404, { success: false, error: 'Not Found' }]);
+      for (const [method, url] of [['PUT', '/projects'], ['POST', '/user']] as const) {
+        const res = await t.app.inject({ method, url, headers, payload: big });
+        assert.deepEqual([res.statusCode, res.json()], [405, { success: false, error: 'Method Not Allowed' }], `${method} ${url}`);
+        assert.ok(res.headers.allow, 'with its Allow header');
+      }
+    }
+  });
+
   test('a non-JSON content type is 415 in the envelope', async () => {
     const res = await t.app.inject({
       method: 'POST', url: '/report', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'text/plain' }, payload: 'hello',

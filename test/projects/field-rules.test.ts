@@ -41,6 +41,7 @@ const createCases: CreateCase[] = [
   },
   { rule: 'empty body gets the generated name', body: {}, status: 201, project: { name: 'New Project 2026-11-22' } },
   { rule: 'blank name gets the generated name', body: { name: '   ' }, status: 201, project: { name: 'New Project 2026-11-22' } },
+  { rule: 'a name of Unicode whitespace is blank', body: { name: '\u0085\u2003' }, status: 201, project: { name: 'New Project 2026-11-22' } },
   { rule: 'a name is kept as given', body: { name: ' Spaced  name ' }, status: 201, project: { name: ' Spaced  name ' } },
   { rule: 'name of 100 characters is accepted', body: { name: 'n'.repeat(100) }, status: 201, project: { name: 'n'.repeat(100) } },
   { rule: 'name length counts characters, not UTF-16 units', body: { name: '😀'.repeat(100) }, status: 201 },

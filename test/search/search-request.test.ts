@@ -131,6 +131,7 @@ forEachDialect('search request', (dialect) => {
   const invalid: [string, unknown, string][] = [
     ['empty query', { query: '' }, 'query must not be empty.'],
     ['whitespace-only query', { query: ' \t\n ' }, 'query must not be empty.'],
+    ['query of Unicode whitespace (next line, ideographic space, BOM)', { query: '\u0085\u3000\uFEFF' }, 'query must not be empty.'],
     ['missing query', { limit: 5 }, 'query must not be empty.'],
     ['empty body', undefined, 'query must not be empty.'],
     ['null query', { query: null }, 'query must not be empty.'],
