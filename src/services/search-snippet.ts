@@ -24,10 +24,40 @@ export function bestField(fields: FieldMatch[]): FieldMatch {
   return best;
 }
 
-/** Moves `index` off the middle of a surrogate pair. */
-function safeCut(text: string, index: number): number {
-  const code = text.charCodeAt(index - 1);
-  return code >= 0xd800 && code <= 0xdbff ? index - 1 : index;
+/**
+ * Lengths count characters (code points), as every other limit of the API does: an emoji is one
+ * character, though it takes two UTF-16 units. These move over the text by characters.
+ */
+function charsBetween(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0xdc00 || code > 0xdfff || i === from || !isHighSurrogate(text.charCodeAt(i - 1))) n++;
+  }
+  return n;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+/** The index `count` characters after `index` (at most the text's end). */
+function forward(text: string, index: number, count: number): number {
+  let i = index;
+  for (let n = 0; n < count && i < text.length; n++) {
+    i += isHighSurrogate(text.charCodeAt(i)) && i + 1 < text.length ? 2 : 1;
+  }
+  return i;
+}
+
+/** The index `count` characters before `index` (at least 0). */
+function back(text: string, index: number, count: number): number {
+  let i = index;
+  for (let n = 0; n < count && i > 0; n++) {
+    const low = text.charCodeAt(i - 1);
+    i -= low >= 0xdc00 && low <= 0xdfff && i >= 2 && isHighSurrogate(text.charCodeAt(i - 2)) ? 2 : 1;
+  }
+  return i;
 }
 
 /** The first word boundary (start of text or after a space) at or after `from`, if before `limit`. */
@@ -39,23 +69,23 @@ function wordStartFrom(text: string, from: number, limit: number): number {
 
 export function buildSnippet(field: FieldMatch): string {
   const { text, words, occurrences } = field;
-  if (text.length <= SNIPPET_LENGTH) return text;
+  if (text.length <= SNIPPET_LENGTH || charsBetween(text, 0, text.length) <= SNIPPET_LENGTH) return text;
 
   const first = occurrences.flat().sort((a, b) => a[0] - b[0])[0];
   const matchStart = first ? words[first[0]]!.start : 0;
   const matchEnd = first ? words[first[1]]!.end : 0;
 
-  let start = wordStartFrom(text, matchStart - LEAD, matchStart);
+  let start = wordStartFrom(text, back(text, matchStart, LEAD), matchStart);
   // When the rest of the text fits, show more of what precedes the match instead.
-  if (text.length - start <= SNIPPET_LENGTH - 1) {
-    start = wordStartFrom(text, text.length - (SNIPPET_LENGTH - 1), start);
+  if (charsBetween(text, start, text.length) <= SNIPPET_LENGTH - 1) {
+    start = wordStartFrom(text, back(text, text.length, SNIPPET_LENGTH - 1), start);
   }
   const lead = start > 0 ? ELLIPSIS : '';
   const room = SNIPPET_LENGTH - lead.length;
-  if (text.length - start <= room) return lead + text.slice(start).trimStart();
+  if (charsBetween(text, start, text.length) <= room) return lead + text.slice(start).trimStart();
 
-  const limit = start + room - ELLIPSIS.length;
+  const limit = forward(text, start, room - ELLIPSIS.length);
   const space = text.lastIndexOf(' ', limit);
-  const end = space > start && space >= matchEnd ? space : safeCut(text, limit);
+  const end = space > start && space >= matchEnd ? space : limit;
   return lead + text.slice(start, end).trim() + ELLIPSIS;
 }

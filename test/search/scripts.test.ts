@@ -22,6 +22,9 @@ const world = {
   activities: [
     { id: 'a_yo', userId: 'u_sc', start: at(5), durationMinutes: 30, headline: 'Ёлка shopping' },
     { id: 'a_sigma', userId: 'u_sc', start: at(4), durationMinutes: 10, headline: 'Όλοι μας', description: 'Έργο σας' },
+    // Snippets count characters: 127 characters in 247 UTF-16 units, and 307 in 457.
+    { id: 'a_emoji_fits', userId: 'u_sc', start: at(3), durationMinutes: 5, headline: `${'😀'.repeat(120)} zanzibar` },
+    { id: 'a_emoji_long', userId: 'u_sc', start: at(2), durationMinutes: 5, headline: 'Launch', description: `${'🚀 '.repeat(150)}quetzal` },
   ],
   apiKeys: [{ userId: 'u_sc', name: 'k', key: KEY, scopes: ['search:read'] }],
 };
@@ -68,4 +71,17 @@ forEachDialect('search in every script', (dialect) => {
       assert.deepEqual(res.json.results.map((r: { id: string }) => r.id), expected);
     });
   }
+
+  test('a snippet counts characters, not UTF-16 units: 127 emoji-laden characters are shown whole', async () => {
+    const res = await call(t.app, 'POST', '/search', { key: KEY, body: { query: 'zanzibar', days: 7 } });
+    assert.equal(res.json.results[0].snippet, `${'😀'.repeat(120)} zanzibar`);
+  });
+
+  test('a long snippet is cut to 200 characters and never inside a character', async () => {
+    const res = await call(t.app, 'POST', '/search', { key: KEY, body: { query: 'quetzal', days: 7 } });
+    const { snippet } = res.json.results[0];
+    assert.ok(snippet.startsWith('…') && snippet.endsWith('quetzal'), snippet);
+    assert.ok([...snippet].length <= 200 && [...snippet].length >= 190, `${[...snippet].length} characters`);
+    assert.ok(snippet.isWellFormed(), 'no half of a surrogate pair');
+  });
 });

@@ -56,7 +56,7 @@ forEachDialect('search fuzz', (dialect) => {
           assert.ok(res.json.results.length <= limit);
           assert.ok(res.json.totalMatches >= res.json.results.length);
           for (const r of res.json.results) {
-            assert.ok(r.snippet.length <= 200);
+            assert.ok([...r.snippet].length <= 200 && r.snippet.isWellFormed());
             assert.ok(!r.id.startsWith('twin_'));
           }
           assert.match(res.json.message, /^(Found \d+ match(es)? for|No matches for) /);
