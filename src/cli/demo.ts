@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -35,19 +36,23 @@ function describeKeys(keys: DemoKey[]): string[] {
 export function register(program: Command): void {
   program
     .command('demo')
-    .description('generate a realistic demo workspace; imports it unless --out is given (same seed, same data)')
+    .description('generate a realistic demo workspace; imports it unless --out is given (same seed, same data; new random keys each time)')
     .option('--users <n>', 'number of people', '10')
     .option('--days <n>', 'days of history, ending yesterday', '60')
     .option('--seed <text>', 'seed of the generator', '1')
     .option('--now <instant>', 'the clock the days end before (ISO 8601; default: now)')
+    .option('--keys-from-seed', 'derive the API keys from the seed too, for a byte-identical file (anyone who knows the seed can work them out: never on a shared server)')
     .option('--out <file>', 'write a dataset file instead of importing: NDJSON when it ends in .ndjson, "-" for NDJSON on standard output, else a JSON document')
-    .action(async (o: { users: string; days: string; seed: string; now?: string; out?: string }) => {
+    .action(async (o: { users: string; days: string; seed: string; now?: string; out?: string; keysFromSeed?: boolean }) => {
       const options: DemoOptions = {
         users: wholeNumber('--users', o.users, 1000),
         days: wholeNumber('--days', o.days, 3660),
         seed: o.seed,
         now: instant(o.now),
+        // Keys carry 160 random bits unless asked to follow from the seed (decisions §1.8).
+        ...(o.keysFromSeed ? {} : { keySalt: randomBytes(32).toString('hex') }),
       };
+      const keysAre = o.keysFromSeed ? 'derived from the seed: for trying things out, never on a shared server' : 'random';
       // With the dataset on standard output, everything else goes to standard error.
       const say = o.out === '-' ? console.error : console.log;
       const bar = process.stderr.isTTY
@@ -73,7 +78,7 @@ export function register(program: Command): void {
         }
         bar?.stop();
         say(`wrote the demo workspace to ${o.out === '-' ? 'standard output' : o.out} (${describeCounts(counts)})`);
-        say('API keys in the file (plaintext, derived from the seed):');
+        say(`API keys in the file (plaintext, ${keysAre}):`);
         for (const line of describeKeys(buildWorkspace(options).keys)) say(line);
         return;
       }
@@ -83,7 +88,7 @@ export function register(program: Command): void {
       );
       bar?.stop();
       say(`imported the demo workspace (${describeCounts(result.counts)}); built ${result.summaries} summaries`);
-      say('API keys (derived from the seed: use them for trying things out, not on a shared server):');
+      say(`API keys (${keysAre}):`);
       for (const line of describeKeys(result.keys)) say(line);
     });
 }

@@ -22,8 +22,9 @@ export interface DemoOptions {
   /** The clock: each person's days end on their local yesterday. */
   now: number;
   /**
-   * Mixed into the API keys. Without it the keys follow from the seed alone, which suits a
-   * printed demo; a server seeding itself passes a random salt so nobody can derive its keys.
+   * Mixed into the API keys. Without it the keys follow from the seed alone (`daybook demo
+   * --keys-from-seed`, tests); `daybook demo` and a server seeding itself pass a random salt so
+   * nobody can derive their keys.
    */
   keySalt?: string;
 }

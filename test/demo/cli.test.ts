@@ -23,16 +23,38 @@ before(async () => {
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
-test('--out writes the same file twice for the same seed, and prints the keys in it', async () => {
+const records = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+
+test('--out with --keys-from-seed writes the same file twice for the same seed, and prints the keys in it', async () => {
   const first = join(dir, 'first.ndjson');
   const second = join(dir, 'second.ndjson');
-  const { stdout } = await cli(['demo', '--users', '3', '--days', '10', '--seed', 'abc', '--now', NOW, '--out', first]);
-  await cli(['demo', '--users', '3', '--days', '10', '--seed', 'abc', '--now', NOW, '--out', second]);
+  const args = ['demo', '--users', '3', '--days', '10', '--seed', 'abc', '--now', NOW, '--keys-from-seed', '--out'];
+  const { stdout } = await cli([...args, first]);
+  await cli([...args, second]);
   const text = await readFile(first, 'utf8');
   assert.equal(text, await readFile(second, 'utf8'));
-  const keys = text.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((r) => r.type === 'apiKey');
+  const keys = records(text).filter((r) => r.type === 'apiKey');
   for (const key of keys) assert.ok(stdout.includes(key.key), `${key.key} is printed`);
   assert.match(stdout, /activity: \d+/);
+  assert.match(stdout, /derived from the seed/);
+});
+
+test('without --keys-from-seed the same seed gives the same data with new random keys (decisions §1.8)', async () => {
+  const files = [join(dir, 'random-1.ndjson'), join(dir, 'random-2.ndjson')];
+  const outputs = [];
+  for (const file of files) outputs.push((await cli(['demo', '--users', '3', '--days', '4', '--seed', 'abc', '--now', NOW, '--out', file])).stdout);
+  const [a, b] = await Promise.all(files.map(async (f) => records(await readFile(f, 'utf8'))));
+  const withoutKeys = (rs: { type: string }[]) => rs.filter((r) => r.type !== 'apiKey');
+  assert.deepEqual(withoutKeys(a!), withoutKeys(b!));
+  const keysOf = (rs: { type: string; key?: string }[]) => rs.filter((r) => r.type === 'apiKey').map((r) => r.key!);
+  const [keysA, keysB] = [keysOf(a!), keysOf(b!)];
+  assert.ok(keysA.length >= 3 && keysA.length === keysB.length);
+  for (const key of keysA) {
+    assert.match(key, /^dbk_demo_[0-9a-f]{40}$/, 'at least 128 random bits');
+    assert.ok(!keysB.includes(key), `${key} is not repeated by the second run`);
+    assert.ok(outputs[0]!.includes(key), 'and is printed');
+  }
+  assert.match(outputs[0]!, /API keys in the file \(plaintext, random\)/);
 });
 
 test('--out with a .json name writes a JSON document; "-" streams NDJSON to standard output', async () => {
