@@ -6,13 +6,25 @@
  */
 
 /**
- * Word characters: everything but punctuation, symbols, spaces, controls and format characters
- * (Unicode general categories P, S, Z, Cc, Cf). Letters, digits and marks make words, so
- * "rate-limiter" is two words and "café" one. Lone surrogates and U+FFFE/U+FFFF separate words
- * too: databases store the former as U+FFFD, and SQLite's tokenizer splits at the latter.
+ * Variation selectors pick how the character before them is drawn (the emoji form of ⚠ in ⚠️):
+ * marks by category, but never part of a word, so "⚠️Hotfix" holds the word "Hotfix".
  */
-const WORD = /[^\p{P}\p{S}\p{Z}\p{Cc}\p{Cf}\p{Cs}\uFFFE\uFFFF]+/gu;
-const SEPARATOR = /[\p{P}\p{S}\p{Z}\p{Cc}\p{Cf}\p{Cs}\uFFFE\uFFFF]/u;
+export const VARIATION_SELECTOR_RANGES: [number, number][] = [
+  [0xfe00, 0xfe0f],
+  [0xe0100, 0xe01ef],
+];
+const VARIATION_SELECTORS = VARIATION_SELECTOR_RANGES.map(([a, b]) => `\\u{${hex(a)}}-\\u{${hex(b)}}`).join('');
+
+/**
+ * Word characters: everything but punctuation, symbols, spaces, controls and format characters
+ * (Unicode general categories P, S, Z, Cc, Cf) and variation selectors. Letters, digits and
+ * marks make words, so "rate-limiter" is two words and "café" one. Lone surrogates and
+ * U+FFFE/U+FFFF separate words too: databases store the former as U+FFFD, and SQLite's
+ * tokenizer splits at the latter.
+ */
+const SEPARATORS = `\\p{P}\\p{S}\\p{Z}\\p{Cc}\\p{Cf}\\p{Cs}\\uFFFE\\uFFFF${VARIATION_SELECTORS}`;
+const WORD = new RegExp(`[^${SEPARATORS}]+`, 'gu');
+const SEPARATOR = new RegExp(`[${SEPARATORS}]`, 'u');
 /** Printable ASCII: the words that only need lowercasing. */
 const PLAIN_ASCII = /^[!-~]*$/;
 
@@ -88,19 +100,34 @@ function pgBracket(ranges: [number, number][]): string {
   return `[${ranges.map(([a, b]) => (a === b ? pgEscape(a) : `${pgEscape(a)}-${pgEscape(b)}`)).join('')}]`;
 }
 
-/** The separator characters as one PostgreSQL bracket expression (NUL cannot occur in text). */
-export function postgresSeparatorClass(): string {
+/**
+ * The separator characters as ranges of code points, leaving out those in `except`. NUL cannot
+ * occur in stored text and surrogates only in pairs, so neither is listed.
+ */
+export function separatorRanges(except: [number, number][] = []): [number, number][] {
   const ranges: [number, number][] = [];
   let from = -1;
+  const excepted = (code: number) => except.some(([a, b]) => code >= a && code <= b);
   for (let code = 1; code <= 0x110000; code++) {
-    const separator = code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) && SEPARATOR.test(String.fromCodePoint(code));
+    const separator =
+      code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) && !excepted(code) && SEPARATOR.test(String.fromCodePoint(code));
     if (separator && from < 0) from = code;
     if (!separator && from >= 0) {
       ranges.push([from, code - 1]);
       from = -1;
     }
   }
-  return pgBracket(ranges);
+  return ranges;
+}
+
+/** The separator characters (but those in `except`) as one PostgreSQL bracket expression. */
+export function postgresSeparatorClass(except: [number, number][] = []): string {
+  return pgBracket(separatorRanges(except));
+}
+
+/** The variation selectors as one PostgreSQL bracket expression. */
+export function postgresVariationSelectorClass(): string {
+  return pgBracket(VARIATION_SELECTOR_RANGES);
 }
 
 export function postgresDiacriticClass(): string {

@@ -175,9 +175,10 @@ class FolderMigrations implements MigrationProvider {
   }
 }
 
-export async function migrate(storage: Storage): Promise<string[]> {
+/** Applies the pending migrations (up to and including `to`, a migration's name, when given). */
+export async function migrate(storage: Storage, options: { to?: string } = {}): Promise<string[]> {
   const migrator = new Migrator({ db: storage.db, provider: new FolderMigrations() });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = options.to === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(options.to);
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
