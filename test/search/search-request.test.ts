@@ -122,6 +122,14 @@ forEachDialect('search request', (dialect) => {
     assert.deepEqual(res.json.results, []);
   });
 
+  test('null for context, limit, days and sources is the same as leaving them out', async () => {
+    const res = await search({ query: 'kubernetes', context: null, limit: null, days: null, sources: null });
+    const { results, ...rest } = res.json;
+    assert.equal(res.status, 200);
+    assert.deepEqual([rest.context, rest.days, rest.sources, rest.totalMatches], [null, 7, ['tasks', 'activity'], 3]);
+    assert.deepEqual(results, (await search({ query: 'kubernetes' })).json.results);
+  });
+
   test('sources are echoed without duplicates, the alias as activity', async () => {
     const res = await search({ query: 'kubernetes', sources: ['screenshots', 'activity', 'tasks'] });
     assert.deepEqual(res.json.sources, ['activity', 'tasks']);
