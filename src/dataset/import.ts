@@ -488,8 +488,6 @@ class ImportSession {
       this.rememberTask(t.id, t.userId, projectId);
       this.changedDays.add(`${t.userId}\u0000${t.date}`);
       if (before.has(t.id) && before.get(t.id) !== projectId) {
-        // The activities are found by their task: through its index, so it must be back on.
-        if (this.deferred?.withoutIndexes) await this.endDeferredUpkeep();
         // Activities without their own project follow their task's project: their days'
         // project totals (rollups, summaries) change.
         const days = await this.trx
@@ -611,8 +609,8 @@ class ImportSession {
   /** `committedAt` stamps the changed days: a summary built while this import ran is stale. */
   async finish(committedAt: number): Promise<void> {
     await this.flush();
-    await this.endDeferredUpkeep();
     await this.checkMovedTasks();
+    await this.endDeferredUpkeep();
     await refreshAutoTaskCreatedAt(this.trx);
     // After the rollups are caught up: they say which days show the renamed things.
     await markDaysNaming(this.trx, this.renamed, committedAt);

@@ -53,16 +53,13 @@ export interface PreviousActivity {
 export class DeferredActivityUpkeep {
   private readonly db: Db;
   private readonly triggers: { name: string; sql: string }[];
-  /** The secondary indexes taken off a fresh table, built again in one pass at the end. */
-  private readonly indexes: { name: string; sql: string }[];
   /** True when the table was empty when the write began: every row in it is a written row. */
   private readonly fresh: boolean;
   private readonly days = new Set<string>();
 
-  private constructor(db: Db, triggers: { name: string; sql: string }[], indexes: { name: string; sql: string }[], fresh: boolean) {
+  private constructor(db: Db, triggers: { name: string; sql: string }[], fresh: boolean) {
     this.db = db;
     this.triggers = triggers;
-    this.indexes = indexes;
     this.fresh = fresh;
   }
 
@@ -73,17 +70,8 @@ export class DeferredActivityUpkeep {
       where type = 'trigger' and tbl_name = 'activities' and name in (${sql.join(DEFERRED_TRIGGERS)})
       order by name`.execute(db);
     for (const t of triggers) await sql`drop trigger ${sql.ref(t.name)}`.execute(db);
-    // Into an empty table, building each index once from the sorted rows costs a fraction of
-    // keeping it up to date row by row across a table larger than the page cache.
-    const indexes = fresh
-      ? (await sql<{ name: string; sql: string }>`
-          select name, sql from sqlite_master
-          where type = 'index' and tbl_name = 'activities' and sql is not null
-          order by name`.execute(db)).rows
-      : [];
-    for (const i of indexes) await sql`drop index ${sql.ref(i.name)}`.execute(db);
     if (!fresh) await sql.raw(`create table ${WRITTEN} (id text primary key) without rowid`).execute(db);
-    return new DeferredActivityUpkeep(db, triggers, indexes, fresh);
+    return new DeferredActivityUpkeep(db, triggers, fresh);
   }
 
   /**
@@ -108,11 +96,6 @@ export class DeferredActivityUpkeep {
       .execute(this.db);
   }
 
-  /** True while the table's secondary indexes are off: statements reading it by them must call end() first. */
-  get withoutIndexes(): boolean {
-    return this.indexes.length > 0;
-  }
-
   /** Rows changed by other statements while deferred (a task's project): their days are summed again. */
   touch(days: { user_id: string; local_date: string }[]): void {
     for (const d of days) this.days.add(`${d.user_id}\u0000${d.local_date}`);
@@ -120,7 +103,6 @@ export class DeferredActivityUpkeep {
 
   /** Brings rollups and the search index up to date and puts the triggers back. */
   async end(): Promise<void> {
-    for (const i of this.indexes) await sql.raw(i.sql).execute(this.db);
     await this.catchUpRollups();
     await this.catchUpSearch();
     for (const t of this.triggers) await sql.raw(t.sql).execute(this.db);
