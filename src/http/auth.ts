@@ -2,7 +2,7 @@
  * Authentication, rate limits, scopes and plans, in the order of decisions §1.1:
  * 401 → 429 → 403 scope → 403 plan. Runs before the body is parsed or validated.
  */
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type KeyWithUser, type UserRow, findKeyByHash, touchKey } from '../storage/accounts.ts';
 import { hashApiKey } from '../services/api-keys.ts';
 import { type Viewer, loadViewer } from '../services/project-access.ts';
@@ -94,6 +94,10 @@ export function registerAuth(app: App, deps: AppDeps): void {
   // Addresses over their failed-attempt budget, known locally so a blocked address costs no
   // shared-store round trip; the count itself lives in the (possibly shared) rate limiter.
   const blockedUntil = new Map<string, number>();
+  const block = (ip: string, failures: RateLimitResult, now: number) => {
+    if (blockedUntil.size >= 10_000) blockedUntil.clear();
+    blockedUntil.set(ip, now + failures.resetSec * 1000);
+  };
 
   app.decorateRequest('auth', null as unknown as AuthContext);
 
@@ -127,15 +131,33 @@ export function registerAuth(app: App, deps: AppDeps): void {
     if (!key) {
       const failures = await rateLimiter.hit(`auth-failures:${request.ip}`, config.authFailuresPerMinute);
       if (!failures.allowed) {
-        if (blockedUntil.size >= 10_000) blockedUntil.clear();
-        blockedUntil.set(request.ip, now + failures.resetSec * 1000);
+        block(request.ip, failures, now);
         return rateLimited(reply, failures);
       }
       return fail(reply, 401, 'Invalid API key');
     }
 
     const counted = rateLimiter.hit(`key:${key.keyId}`, config.rateLimitPerMinute);
-    const rate = counted instanceof Promise ? await counted : counted;
+    if (rateLimiter.shared) {
+      // Another process may have blocked this address: the failures are counted in the shared
+      // store, so its state is read there, beside the key's own count (one round trip). A
+      // blocked address gets 429 whatever key it sends, or it could tell valid keys apart.
+      const [failures, rate] = await Promise.all([
+        rateLimiter.hit(`auth-failures:${request.ip}`, config.authFailuresPerMinute, 0),
+        counted,
+      ]);
+      if (!failures.allowed) {
+        block(request.ip, failures, now);
+        return rateLimited(reply, failures);
+      }
+      return afterRateLimit(request, reply, key, rate, now, required);
+    }
+    return afterRateLimit(request, reply, key, counted instanceof Promise ? await counted : counted, now, required);
+  });
+
+  function afterRateLimit(
+    request: FastifyRequest, reply: FastifyReply, key: CachedKey, rate: RateLimitResult, now: number, required: Scope,
+  ): FastifyReply | undefined {
     setRateHeaders(reply, rate);
     if (!rate.allowed) return rateLimited(reply, rate);
 
@@ -152,7 +174,8 @@ export function registerAuth(app: App, deps: AppDeps): void {
       lastTouched.set(key.keyId, now);
       touchKey(storage.db, key.keyId, now).catch((err) => request.log.warn({ err }, 'could not record key use'));
     }
-  });
+    return undefined;
+  }
 }
 
 /**

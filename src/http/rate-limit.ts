@@ -13,6 +13,8 @@ export interface RateLimitResult {
 }
 
 export interface RateLimiter {
+  /** True when other server processes count in the same store (Redis). */
+  readonly shared: boolean;
   /** Counts `cost` requests against `key` (0 only reads the state). */
   hit(key: string, limit: number, cost?: number): RateLimitResult | Promise<RateLimitResult>;
   close(): Promise<void>;
@@ -30,6 +32,7 @@ function result(count: number, limit: number, msLeft: number): RateLimitResult {
 }
 
 export class MemoryRateLimiter implements RateLimiter {
+  readonly shared = false;
   private windows = new Map<string, { count: number; endsAt: number }>();
   private readonly now: () => number;
 
@@ -85,6 +88,7 @@ export interface RedisRateLimiterOptions {
  * failed: this process counts on its own (as without Redis) until Redis answers again.
  */
 export class RedisRateLimiter implements RateLimiter {
+  readonly shared = true;
   private readonly redis: Redis;
   private readonly keyPrefix: string;
   private readonly local = new MemoryRateLimiter();

@@ -75,6 +75,22 @@ forEachDialect('rate limits shared through Redis', (dialect) => {
     }
   });
 
+  test('an address blocked through one instance is blocked on every instance, valid keys included', async () => {
+    const apps = await twoInstances(() => new RedisRateLimiter(REDIS_URL, { keyPrefix: `${keyPrefix}blocked:` }));
+    try {
+      // Known to both instances before the address is blocked.
+      for (const t of apps) assert.equal((await call(t.app, 'GET', '/user', { key: KEYS.bob })).status, 200);
+      for (let i = 0; i <= AUTH_FAILURES; i++) await call(apps[0]!.app, 'GET', '/user', { key: `dbk_guess_${i}_0123456789abcdef` });
+      for (const [i, t] of apps.entries()) {
+        const res = await call(t.app, 'GET', '/user', { key: KEYS.bob });
+        assert.deepEqual([res.status, res.json.error], [429, 'rate_limited'], `instance ${i + 1}`);
+        assert.ok(Number(res.headers['retry-after']) >= 1);
+      }
+    } finally {
+      for (const t of apps) await t.close();
+    }
+  });
+
   test('without Redis each instance keeps its own budget', async () => {
     const apps = await twoInstances(() => new MemoryRateLimiter(() => DEFAULT_NOW));
     try {

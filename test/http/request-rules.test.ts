@@ -219,6 +219,12 @@ forEachDialect('rate limits', (dialect) => {
     const res = await call(t.app, 'GET', '/user', { key: 'dbk_guess_3_xxxxxxxxxxxxxxxx' });
     assert.equal(res.status, 429);
     assert.equal(res.json.error, 'rate_limited');
+    assert.equal(res.headers['retry-after'], String(res.json.retryAfterSec));
+    // Until the window ends the address learns nothing about any key, a valid one included.
+    const valid = await call(t.app, 'GET', '/user', { key: KEYS.aliceAll });
+    assert.deepEqual([valid.status, valid.json.error], [429, 'rate_limited']);
+    t.setNow(Date.parse('2026-11-22T12:02:02Z'));
+    assert.equal((await call(t.app, 'GET', '/user', { key: KEYS.aliceAll })).status, 200, 'served again after the window');
   });
 });
 
