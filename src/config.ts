@@ -23,7 +23,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
+  // Digits only: Number() would also take "0x50", "1e3" or " 80 ".
+  const value = /^[+-]?\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(value) || value < min || value > max) {
     const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
     throw new Error(`${name} must be an integer ${range} (got "${raw}")`);
@@ -46,18 +47,47 @@ export function pgPoolSize(env: NodeJS.ProcessEnv = process.env): number {
   return integer(env, 'DAYBOOK_PG_POOL_SIZE', 10, 1);
 }
 
+/** The longest wait a timer can hold (2^31 - 1 ms); a longer one fires at once, over and over. */
+export const MAX_SUMMARY_INTERVAL_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+/**
+ * First-start demo seeding (`DAYBOOK_DEMO`, read by src/first-run.ts): on unless `off` or
+ * `false`; any other value stops the command rather than being taken for either.
+ */
+export function demoSetting(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = choice(env, 'DAYBOOK_DEMO', 'on', ['on', 'off', 'true', 'false']);
+  return value === 'on' || value === 'true';
+}
+
+function redisUrl(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.DAYBOOK_REDIS_URL;
+  if (raw === undefined || raw === '') return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Named below.
+  }
+  if (!url || !['redis:', 'rediss:'].includes(url.protocol) || url.hostname === '') {
+    // The scheme alone: the URL may hold a password.
+    throw new Error(`DAYBOOK_REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379 (got "${url ? url.protocol : 'no URL'}")`);
+  }
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   pgPoolSize(env);
+  demoSetting(env);
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     databaseUrl: env.DAYBOOK_DATABASE_URL || 'sqlite:./data/daybook.db',
-    redisUrl: env.DAYBOOK_REDIS_URL || null,
+    redisUrl: redisUrl(env),
     rateLimitPerMinute: integer(env, 'DAYBOOK_RATE_LIMIT_PER_MINUTE', 120, 1),
     authFailuresPerMinute: integer(env, 'DAYBOOK_AUTH_FAILURES_PER_MINUTE', 30, 1),
     keyCacheMs: integer(env, 'DAYBOOK_KEY_CACHE_MS', 2000, 0),
     logLevel: choice(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
-    summaryIntervalSeconds: integer(env, 'DAYBOOK_SUMMARY_INTERVAL_SECONDS', 300, 0),
+    summaryIntervalSeconds: integer(env, 'DAYBOOK_SUMMARY_INTERVAL_SECONDS', 300, 0, MAX_SUMMARY_INTERVAL_SECONDS),
     reportWorkers: integer(env, 'DAYBOOK_REPORT_WORKERS', Math.min(4, availableParallelism()), 0),
     trustProxy: choice(env, 'DAYBOOK_TRUST_PROXY', 'false', ['true', 'false']) === 'true',
   };

@@ -2,9 +2,10 @@
  * The first start of `daybook serve` on an empty database creates a small demo workspace, so
  * that the README's start command ends with something to try: a key and three curl commands.
  * It happens once per database (recorded in daybook_meta), never with NODE_ENV=production or
- * DAYBOOK_DEMO=off, and never on a database that already holds users.
+ * DAYBOOK_DEMO=off (or false), and never on a database that already holds users.
  */
 import { randomBytes } from 'node:crypto';
+import { demoSetting } from './config.ts';
 import { importDemo } from './demo/import-demo.ts';
 import type { DemoKey } from './demo/workspace.ts';
 import { SCOPES } from './services/scopes.ts';
@@ -29,7 +30,7 @@ export interface FirstRunOptions {
 }
 
 export function demoAllowed(env: NodeJS.ProcessEnv): boolean {
-  return env.NODE_ENV !== 'production' && env.DAYBOOK_DEMO !== 'off';
+  return env.NODE_ENV !== 'production' && demoSetting(env);
 }
 
 /** Seeds the demo when this is the database's first start; null otherwise. */
@@ -79,7 +80,8 @@ export function firstRunBanner(url: string, demo: FirstRunDemo): string {
     `  curl -s ${url}/projects ${header}`,
     '',
     `API reference: ${url}/docs (paste the key under "Authorize")`,
-    'The demo is created only once. To start with an empty database instead, set DAYBOOK_DEMO=off.',
+    'The demo is created only once. For an empty database instead, start on a new database with DAYBOOK_DEMO=off',
+    '(for example DAYBOOK_DEMO=off DAYBOOK_DATABASE_URL=sqlite:./data/empty.db npm start).',
     '',
   ].join('\n');
 }

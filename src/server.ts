@@ -1,4 +1,5 @@
 /** `daybook serve`: migrate, listen, and shut down gracefully on SIGTERM/SIGINT. */
+import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import { firstRunBanner, seedDemoOnFirstRun } from './first-run.ts';
 import { buildApp, loggerOptions } from './http/app.ts';
@@ -15,9 +16,22 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const storage = openStorage(config.databaseUrl);
   await migrate(storage);
   const firstRun = await seedDemoOnFirstRun(storage, { env: process.env, now: Date.now(), log: console.log });
-  const rateLimiter = createRateLimiter(config.redisUrl);
+  // Redis going away and coming back is told in the server's log, as JSON lines like the rest.
+  let log: FastifyBaseLogger | null = null;
+  const rateLimiter = createRateLimiter(config.redisUrl, (usingRedis, reason) => {
+    if (usingRedis) log?.info('Redis answers again: rate limits are shared');
+    else log?.warn({ reason }, 'Redis unavailable: rate limits are counted per process');
+  });
   const app = await buildApp({ storage, config, rateLimiter, now: Date.now }, { logger: loggerOptions(config.logLevel) });
-  await app.listen({ port: config.port, host: config.host });
+  log = app.log;
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await app.close();
+    await rateLimiter.close();
+    await storage.close();
+    throw new Error(`cannot listen on HOST ${config.host}, PORT ${config.port}: ${(err as Error).message}`);
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;

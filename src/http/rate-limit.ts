@@ -153,6 +153,6 @@ export class RedisRateLimiter implements RateLimiter {
   }
 }
 
-export function createRateLimiter(redisUrl: string | null): RateLimiter {
-  return redisUrl ? new RedisRateLimiter(redisUrl) : new MemoryRateLimiter();
+export function createRateLimiter(redisUrl: string | null, onFallback?: RedisRateLimiterOptions['onFallback']): RateLimiter {
+  return redisUrl ? new RedisRateLimiter(redisUrl, { onFallback }) : new MemoryRateLimiter();
 }

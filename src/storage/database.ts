@@ -77,7 +77,9 @@ export function openStorage(url: string): Storage {
       close: () => db.destroy(),
     };
   }
-  throw new Error(`DAYBOOK_DATABASE_URL must start with sqlite: or postgres:// (got "${url.split(':')[0]}:")`);
+  // Only what comes before a colon is shown: the rest may hold a password.
+  const shown = url.includes(':') ? `${url.slice(0, url.indexOf(':'))}:…` : url;
+  throw new Error(`DAYBOOK_DATABASE_URL must start with sqlite: or postgres:// such as sqlite:./data/daybook.db (got "${shown}")`);
 }
 
 /** Most statement texts a process names (and so keeps prepared on each connection). */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { promisify } from 'node:util';
-import { loadConfig } from '../../src/config.ts';
+import { demoSetting, loadConfig } from '../../src/config.ts';
 
 const run = promisify(execFile);
 const daybook = join(import.meta.dirname, '..', '..', 'bin', 'daybook');
@@ -36,7 +36,37 @@ const BAD: [Record<string, string>, string][] = [
   [{ DAYBOOK_PG_POOL_SIZE: '0' }, 'DAYBOOK_PG_POOL_SIZE must be an integer of at least 1 (got "0")'],
   [{ DAYBOOK_PG_POOL_SIZE: 'abc' }, 'DAYBOOK_PG_POOL_SIZE must be an integer of at least 1 (got "abc")'],
   [{ DAYBOOK_RATE_LIMIT_PER_MINUTE: '0' }, 'DAYBOOK_RATE_LIMIT_PER_MINUTE must be an integer of at least 1 (got "0")'],
+  // Digits only: Number() would read these as 80 and 1000.
+  [{ PORT: '0x50' }, 'PORT must be an integer from 0 to 65535 (got "0x50")'],
+  [{ PORT: '1e3' }, 'PORT must be an integer from 0 to 65535 (got "1e3")'],
+  // A timer cannot wait longer than 2^31 - 1 ms; a longer one would fire at once, over and over.
+  [{ DAYBOOK_SUMMARY_INTERVAL_SECONDS: '2592000' }, 'DAYBOOK_SUMMARY_INTERVAL_SECONDS must be an integer from 0 to 2147483 (got "2592000")'],
+  [{ DAYBOOK_DEMO: 'no' }, 'DAYBOOK_DEMO must be one of on, off, true, false (got "no")'],
+  [{ DAYBOOK_REDIS_URL: 'notaurl' }, 'DAYBOOK_REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379 (got "no URL")'],
+  [{ DAYBOOK_REDIS_URL: 'http://user:secret@cache:6379' }, 'DAYBOOK_REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379 (got "http:")'],
 ];
+
+test('the defaults and limits the documentation gives', () => {
+  const config = loadConfig({});
+  assert.deepEqual(
+    [config.rateLimitPerMinute, config.authFailuresPerMinute, config.keyCacheMs, config.summaryIntervalSeconds, config.redisUrl],
+    [120, 30, 2000, 300, null],
+  );
+  assert.equal(loadConfig({ DAYBOOK_SUMMARY_INTERVAL_SECONDS: '2147483' }).summaryIntervalSeconds, 2147483);
+  assert.equal(loadConfig({ DAYBOOK_REDIS_URL: 'rediss://:pw@cache.internal:6380/2' }).redisUrl, 'rediss://:pw@cache.internal:6380/2');
+});
+
+test('DAYBOOK_DEMO: off and false turn the first-start demo off; on, true and unset leave it on', () => {
+  assert.deepEqual(['off', 'false', 'on', 'true', undefined].map((v) => demoSetting(v === undefined ? {} : { DAYBOOK_DEMO: v })), [false, false, true, true, true]);
+});
+
+test('a database URL without a scheme is refused, its text shown only up to a colon', async () => {
+  const { openStorage } = await import('../../src/storage/database.ts');
+  assert.throws(() => openStorage('./data/daybook.db'), {
+    message: 'DAYBOOK_DATABASE_URL must start with sqlite: or postgres:// such as sqlite:./data/daybook.db (got "./data/daybook.db")',
+  });
+  assert.throws(() => openStorage('mysql://root:secret@db/x'), { message: /\(got "mysql:…"\)$/ });
+});
 
 for (const [env, message] of BAD) {
   test(`${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')} is refused, naming the variable`, () => {

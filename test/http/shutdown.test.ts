@@ -84,6 +84,19 @@ function statusOf(response: string): number {
   return Number(/^HTTP\/1\.1 (\d{3}) /.exec(response)?.[1]);
 }
 
+test('a port already taken stops the start with a message naming HOST and PORT', async () => {
+  const config = { ...loadConfig({}), port: 0, host: '127.0.0.1', databaseUrl, logLevel: 'silent', summaryIntervalSeconds: 0 };
+  const first = await startServer(config);
+  const port = Number(new URL(first.url).port);
+  try {
+    await assert.rejects(startServer({ ...config, port }), {
+      message: new RegExp(`^cannot listen on HOST 127\\.0\\.0\\.1, PORT ${port}: .*EADDRINUSE`),
+    });
+  } finally {
+    await first.close();
+  }
+});
+
 test('close() answers the request in flight, refuses new connections, then resolves', async () => {
   const server = await startServer({
     ...loadConfig({}), port: 0, host: '127.0.0.1', databaseUrl, logLevel: 'silent', summaryIntervalSeconds: 0,
