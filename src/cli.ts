@@ -16,10 +16,19 @@ for (const file of (await readdir(commandsDir)).filter((f) => f.endsWith('.ts') 
   module.register(program);
 }
 
+/** Standard output closed by its reader (`daybook export | head`): stop quietly, as Unix tools do. */
+const readerGone = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code === 'EPIPE';
+process.stdout.on('error', (err) => {
+  if (!readerGone(err)) throw err;
+  process.exit(0);
+});
+
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  if (err instanceof CommanderError) {
+  if (readerGone(err)) {
+    process.exitCode = 0;
+  } else if (err instanceof CommanderError) {
     process.exitCode = err.exitCode === 0 ? 0 : 2;
   } else if (err instanceof UsageError) {
     console.error(`daybook: ${err.message}`);

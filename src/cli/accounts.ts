@@ -225,7 +225,7 @@ export function register(program: Command): void {
     .command('create')
     .requiredOption('--user <id>', 'owner of the key')
     .requiredOption('--name <name>', `what the key is for, 1 to ${maxLength('apiKey', 'name')} characters`)
-    .option('--scopes <list>', `comma-separated scopes (default: all): ${SCOPES.join(', ')}`, SCOPES.join(','))
+    .option('--scopes <list>', `comma-separated scopes out of ${SCOPES.join(', ')}`, SCOPES.join(','))
     .description('create a key; the key is printed once and stored only as a hash')
     .action(async (o) => {
       const scopes = [...new Set(String(o.scopes).split(',').map((s) => s.trim()).filter(Boolean))];
@@ -257,7 +257,7 @@ export function register(program: Command): void {
 
   keys
     .command('revoke')
-    .description('revoke a key; it answers 401 from then on')
+    .description('revoke a key; it answers 401 within DAYBOOK_KEY_CACHE_MS (2 s by default) in every server process')
     .argument('<id>', 'key id (from keys list)')
     .action(async (id: string) => {
       if (!(await withStorage((s) => revokeApiKey(s.db, id)))) throw new UsageError(`no key with id "${id}"`);

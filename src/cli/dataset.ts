@@ -4,19 +4,19 @@ import { finished } from 'node:stream/promises';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { exportDataset } from '../dataset/export.ts';
-import { ImportError, importDataset } from '../dataset/import.ts';
+import { ImportError, importDataset, isNdjson } from '../dataset/import.ts';
 import { UsageError, withStorage } from './context.ts';
 import { collectGarbageEvery } from '../lib/heap.ts';
 
 export function register(program: Command): void {
   program
     .command('import')
-    .argument('<file>', 'dataset file: a JSON document, or NDJSON when it ends in .ndjson')
+    .argument('<file>', 'dataset file: NDJSON when it ends in .ndjson or .jsonl, else a JSON document')
     .description('load a dataset file (upsert by id, all-or-nothing)')
     .action(async (file: string) => {
-      await stat(file).catch(() => {
-        throw new UsageError(`cannot read ${file}`);
-      });
+      const found = await stat(file).catch(() => null);
+      if (!found) throw new UsageError(`cannot read ${file}`);
+      if (!found.isFile()) throw new UsageError(`cannot read ${file}: not a file`);
       const bar = process.stderr.isTTY
         ? new SingleBar({ format: 'importing {value} records | {rate} records/s | {duration}s', stream: process.stderr })
         : null;
@@ -52,11 +52,11 @@ export function register(program: Command): void {
 
   program
     .command('export')
-    .option('--out <file>', 'write to a file instead of standard output (NDJSON when it ends in .ndjson)')
+    .option('--out <file>', 'write to a file instead of standard output (NDJSON when it ends in .ndjson or .jsonl)')
     .option('--format <format>', 'json or ndjson (default: from --out, else json)')
     .description('write the whole database in the dataset format (API keys as keyHash)')
     .action(async (options: { out?: string; format?: string }) => {
-      const format = options.format ?? (options.out?.endsWith('.ndjson') ? 'ndjson' : 'json');
+      const format = options.format ?? (options.out !== undefined && isNdjson(options.out) ? 'ndjson' : 'json');
       if (format !== 'json' && format !== 'ndjson') throw new UsageError(`--format must be json or ndjson`);
       await withStorage(async (storage) => {
         const out = options.out ? createWriteStream(options.out) : process.stdout;

@@ -5,6 +5,7 @@ import { finished } from 'node:stream/promises';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { type DemoCounts, writeDemoJson, writeDemoNdjson } from '../demo/generate.ts';
+import { isNdjson } from '../dataset/import.ts';
 import { importDemo } from '../demo/import-demo.ts';
 import { type DemoKey, type DemoOptions, buildWorkspace } from '../demo/workspace.ts';
 import { UsageError, withStorage } from './context.ts';
@@ -67,7 +68,7 @@ export function register(program: Command): void {
       };
 
       if (o.out !== undefined) {
-        const ndjson = o.out === '-' || /\.(ndjson|jsonl)$/i.test(o.out);
+        const ndjson = o.out === '-' || isNdjson(o.out);
         const out: Writable = o.out === '-' ? process.stdout : createWriteStream(o.out);
         const counts = ndjson
           ? await writeDemoNdjson(options, out, (n) => progress('generating', n))

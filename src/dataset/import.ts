@@ -671,8 +671,9 @@ function checkInstant(where: string, field: string, value: string | undefined): 
   }
 }
 
-function isNdjson(path: string): boolean {
-  return /\.ndjson$/i.test(path) || /\.jsonl$/i.test(path);
+/** Dataset files named `.ndjson` or `.jsonl` hold one record per line; any other name, a JSON document. */
+export function isNdjson(path: string): boolean {
+  return /\.(ndjson|jsonl)$/i.test(path);
 }
 
 function dbError(err: unknown, where: string): ImportError {

@@ -54,6 +54,21 @@ export function recordValidator(type: RecordType): ValidateFunction {
 }
 
 /** "field: message" for the first schema error, with the path inside the record. */
+/** What each string format of the schema asks for, in words. */
+const FORMAT_MESSAGES: Record<string, string> = {
+  email: 'must be an e-mail address with a dotted domain, such as ada@example.com',
+  'date-time': 'must be an ISO 8601 instant with Z or an offset, such as 2026-11-20T09:00:00Z',
+  date: 'must be a date in the form YYYY-MM-DD',
+};
+
+/** What each pattern of the schema asks for, in words. */
+const PATTERN_MESSAGES: Record<string, string> = {
+  '^[A-Za-z0-9_.:-]+$': 'may hold only letters A-Z and a-z, digits and _ . : -',
+  '^[a-z0-9_.-]{2,40}$': 'must be 2 to 40 of a-z, 0-9 and _ . -',
+  '^\\d{4}-\\d{2}-\\d{2}$': 'must be a date in the form YYYY-MM-DD',
+  '^[0-9a-f]{64}$': 'must be 64 lowercase hexadecimal digits (a SHA-256 hash)',
+};
+
 export function describeSchemaError(error: ErrorObject | undefined, prefix = ''): string {
   if (!error) return 'invalid record';
   const path = (error.instancePath || '').split('/').filter(Boolean);
@@ -65,5 +80,11 @@ export function describeSchemaError(error: ErrorObject | undefined, prefix = '')
   let message = error.message ?? 'is invalid';
   if (error.keyword === 'additionalProperties') message = 'is not a known field';
   if (error.keyword === 'enum') message = `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+  if (error.keyword === 'const') message = `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
+  if (error.keyword === 'format') message = FORMAT_MESSAGES[(error.params as { format: string }).format] ?? message;
+  if (error.keyword === 'pattern') {
+    const { pattern } = error.params as { pattern: string };
+    message = PATTERN_MESSAGES[pattern] ?? `must match ${pattern}`;
+  }
   return `${field || 'record'}: ${message}`;
 }

@@ -1,5 +1,6 @@
 /** The `daybook` command line, run as a user runs it (bin/daybook), against both databases. */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { openStorage } from '../../src/storage/database.ts';
 import { exportText } from '../dataset/dataset-files.ts';
 import { EXAMPLE, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
-import { daybook, emptyDatabase } from './daybook-cli.ts';
+import { daybook, emptyDatabase, repoRoot } from './daybook-cli.ts';
 
 
 /** The app serving the database the CLI wrote to. */
@@ -150,6 +151,7 @@ forEachDialect('daybook CLI', (dialect) => {
     ['an unknown key to revoke', ['keys', 'revoke', 'key_nope'], /no key with id "key_nope"/],
     ['an unknown command', ['userz', 'list'], /unknown command 'userz'/],
     ['a file that does not exist', ['import', 'no-such-file.json'], /cannot read no-such-file.json/],
+    ['a folder given as the file', ['import', 'test'], /cannot read test: not a file/],
   ];
   for (const [what, args, message] of usageErrors) {
     test(`${what} is a usage error: non-zero exit and a clear message`, async () => {
@@ -171,9 +173,12 @@ forEachDialect('daybook CLI', (dialect) => {
       assert.equal(toStdout.code, 0, toStdout.stderr);
       const jsonFile = join(dir, `export-${dialect}.json`);
       const ndjsonFile = join(dir, `export-${dialect}.ndjson`);
+      const jsonlFile = join(dir, `export-${dialect}.jsonl`);
       assert.equal((await daybook(target.url, 'export', '--out', jsonFile)).code, 0);
       assert.equal((await daybook(target.url, 'export', '--out', ndjsonFile)).code, 0);
+      assert.equal((await daybook(target.url, 'export', '--out', jsonlFile)).code, 0);
       assert.equal(readFileSync(jsonFile, 'utf8'), toStdout.stdout);
+      assert.equal(readFileSync(jsonlFile, 'utf8'), readFileSync(ndjsonFile, 'utf8'), '.jsonl is NDJSON too, as import reads it');
 
       const storage = openStorage(target.url);
       try {
@@ -195,6 +200,24 @@ forEachDialect('daybook CLI', (dialect) => {
       }
     } finally {
       await target.drop();
+    }
+  });
+
+  test('an export whose reader stops early (export | head) ends quietly with status 0', async () => {
+    const demo = await emptyDatabase(dialect, dir, 'cli');
+    try {
+      assert.equal((await daybook(demo.url, 'demo', '--users', '2', '--days', '20')).code, 0);
+      const { status, stderr } = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+        const child = spawn('bash', [join(repoRoot, 'bin', 'daybook'), 'export'], { env: { ...process.env, DAYBOOK_DATABASE_URL: demo.url } });
+        let err = '';
+        child.stderr.on('data', (d) => (err += d));
+        // Like `head -c 10`: read a little, then close the pipe.
+        child.stdout.once('data', () => child.stdout.destroy());
+        child.on('close', (code) => resolve({ status: code, stderr: err }));
+      });
+      assert.deepEqual([status, stderr], [0, '']);
+    } finally {
+      await demo.drop();
     }
   });
 

@@ -440,3 +440,26 @@ test('SQLite and PostgreSQL export the example dataset byte for byte alike', { s
   }
   assert.equal(exports[0], exports[1]);
 });
+
+test('schema errors say in words what the field needs', async () => {
+  const db = await createTestDatabase('sqlite');
+  const files = tempFiles();
+  try {
+    const cases: [object, string][] = [
+      [{ version: 2 }, 'version: must be 1'],
+      [{ version: 1, users: [{ id: 'u x', email: 'x@example.com' }] }, 'users[0].id: may hold only letters A-Z and a-z, digits and _ . : -'],
+      [{ version: 1, users: [{ id: 'u_x', email: 'x@localhost' }] }, 'users[0].email: must be an e-mail address with a dotted domain, such as ada@example.com'],
+      [{ version: 1, users: [{ id: 'u_x', email: 'x@example.com', createdAt: 'yesterday' }] }, 'users[0].createdAt: must be an ISO 8601 instant with Z or an offset, such as 2026-11-20T09:00:00Z'],
+    ];
+    for (const [doc, message] of cases) {
+      await assert.rejects(importDataset(db.storage, files.write('bad.json', doc), { now }), (err: Error) => {
+        assert.ok(err instanceof ImportError);
+        assert.equal(err.message, message);
+        return true;
+      });
+    }
+  } finally {
+    files.remove();
+    await db.drop();
+  }
+});
