@@ -3,8 +3,9 @@
  * and every route module in src/routes.
  */
 import { readdir } from 'node:fs/promises';
-import { STATUS_CODES } from 'node:http';
+import { type IncomingMessage, STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -23,7 +24,7 @@ import AjvCompiler from '@fastify/ajv-compiler';
 import type { Config } from '../config.ts';
 import type { Storage } from '../storage/database.ts';
 import { registerAuth } from './auth.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, shown } from './errors.ts';
 import { registerOpenApi } from './openapi.ts';
 import { describeValidationError } from './validation.ts';
 import type { RateLimiter } from './rate-limit.ts';
@@ -91,12 +92,22 @@ function fieldHoldingNul(value: unknown): string | null {
   return null;
 }
 
-const nulMessage = (field: string) => `${field} must not contain the NUL character (\\u0000)`;
+/** The field is named as given, cut like any echoed input: a path may be as long as the body is deep. */
+const nulMessage = (field: string) => `${shown(field)} must not contain the NUL character (\\u0000)`;
 const UNSUPPORTED_MEDIA_TYPE = 'Unsupported Media Type: send application/json';
 /** The methods routes are declared with, in the order a 405's Allow header lists them. */
 const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 const UNSUPPORTED_ENCODING = 'Unsupported Content-Encoding: send the body uncompressed';
+const UNSUPPORTED_CHARSET = 'Unsupported Media Type: send application/json in UTF-8';
+/** Refuses bytes that are not UTF-8 instead of replacing them. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** True unless the Content-Type names a charset other than UTF-8. */
+function isUtf8Charset(contentType: string | undefined): boolean {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1]?.toLowerCase();
+  return charset === undefined || charset === 'utf-8' || charset === 'utf8';
+}
 
 /**
  * A compressed body would reach the JSON parser as bytes it cannot read ("Malformed JSON body"
@@ -172,6 +183,22 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
+  // What Node itself answers before Fastify sees a request, in the envelope too: an `Expect`
+  // other than 100-continue (417), and a CONNECT (no tunnels here: 405, then the socket closes).
+  app.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
+    const body = JSON.stringify({ success: false, error: 'Expectation Failed' });
+    response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    response.end(body);
+  });
+  app.server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    const body = JSON.stringify({ success: false, error: 'Method Not Allowed' });
+    socket.on('error', () => {});
+    socket.end(
+      `HTTP/1.1 405 Method Not Allowed\r\nAllow: ${ROUTE_METHODS.join(', ')}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+
   // Query strings and path parameters arrive as text, so their values are coerced to the
   // declared types; JSON bodies carry real types, so `"limit": "5"` or `"name": 5` is a 400.
   const compilers = AjvCompiler();
@@ -182,12 +209,22 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // JSON only: Fastify's default text/plain parser would let other content types through.
   app.removeAllContentTypeParsers();
   // Empty bodies count as `{}`; anything unparsable is the envelope's "Malformed JSON body".
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     // An unknown path is a 404 whatever its body holds.
     if (request.is404) return done(null, undefined);
-    const text = String(body);
+    if (isEncoded(request.headers)) {
+      return done((body as Buffer).length === 0 ? null : new ApiError(415, UNSUPPORTED_ENCODING), undefined);
+    }
+    // JSON is UTF-8 (RFC 8259): a body in another charset, or bytes that are not UTF-8, would
+    // be read with U+FFFD in place of what was sent and stored changed.
+    if (!isUtf8Charset(request.headers['content-type'])) return done(new ApiError(415, UNSUPPORTED_CHARSET), undefined);
+    let text: string;
+    try {
+      text = UTF8.decode(body as Buffer);
+    } catch {
+      return done(new ApiError(400, 'Malformed JSON body'), undefined);
+    }
     if (text.trim() === '') return done(null, undefined);
-    if (isEncoded(request.headers)) return done(new ApiError(415, UNSUPPORTED_ENCODING), undefined);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

@@ -59,8 +59,27 @@ forEachDialect('requests at the edges', (dialect) => {
     const garbage = await rawRequest(port, 'NOT HTTP AT ALL\r\n\r\n');
     assert.equal(garbage.status, 400);
     assert.deepEqual(JSON.parse(garbage.body), { success: false, error: 'Bad Request' });
+    // What Node answers before any route: an unknown expectation and a tunnel request.
+    const expect = await rawRequest(port, `POST /search HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEYS.aliceAll}\r\nContent-Type: application/json\r\nExpect: foo\r\nContent-Length: 16\r\n\r\n{"query":"rate"}`);
+    assert.deepEqual([expect.status, JSON.parse(expect.body)], [417, { success: false, error: 'Expectation Failed' }]);
+    const tunnel = await rawRequest(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    assert.deepEqual([tunnel.status, JSON.parse(tunnel.body)], [405, { success: false, error: 'Method Not Allowed' }]);
     // The server goes on serving.
     assert.equal((await call(t.app, 'GET', '/user', { key: KEYS.aliceAll })).status, 200);
+  });
+
+  test('a JSON body is UTF-8: other bytes are Malformed JSON body, another charset 415, and nothing is stored', async () => {
+    const send = (payload: Buffer, type = 'application/json') =>
+      t.app.inject({ method: 'POST', url: '/projects', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': type }, payload });
+    const invalid = await send(Buffer.from([...Buffer.from('{"name":"a'), 0xed, 0xa0, 0x80, ...Buffer.from('b"}')]));
+    assert.deepEqual([invalid.statusCode, invalid.json()], [400, { success: false, error: 'Malformed JSON body' }]);
+    const latin1 = await send(Buffer.from('{"name":"café latin"}', 'latin1'), 'application/json; charset=iso-8859-1');
+    assert.deepEqual([latin1.statusCode, latin1.json()], [415, { success: false, error: 'Unsupported Media Type: send application/json in UTF-8' }]);
+    const list = await call(t.app, 'GET', '/projects', { key: KEYS.aliceAll });
+    assert.ok(!list.json.projects.some((p: { name: string }) => p.name.startsWith('a') && p.name.endsWith('b') && p.name.length === 5));
+    assert.ok(!list.json.projects.some((p: { name: string }) => p.name.includes('latin')));
+    const utf8 = await send(Buffer.from('{"name":"café utf8"}'), 'application/json; charset="UTF-8"');
+    assert.deepEqual([utf8.statusCode, utf8.json().project?.name ?? utf8.json().name], [201, 'café utf8'], utf8.body);
   });
 
   test('a contributor list longer than the database takes as parameters is checked like a short one', async () => {
@@ -174,6 +193,13 @@ forEachDialect('requests at the edges', (dialect) => {
       const res = await call(t.app, method as 'GET', url, { key: KEYS.aliceAll, ...(body === undefined ? {} : { body }) });
       assert.deepEqual([res.status, res.json], [400, { success: false, error }], `${method} ${url}`);
     }
+    // However deep the field, its name is cut like any echoed input.
+    const deep = await t.app.inject({
+      method: 'POST', url: '/projects', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json' },
+      payload: `{"x":${'['.repeat(50_000)}"\\u0000"${']'.repeat(50_000)}}`,
+    });
+    assert.equal(deep.statusCode, 400);
+    assert.equal(deep.json().error, `x${'[0]'.repeat(33)}[…`.slice(0, 100) + '… must not contain the NUL character (\\u0000)');
     // A backslash followed by u0000 is text, not a NUL.
     const text = await call(t.app, 'POST', '/search', { key: KEYS.aliceAll, body: { query: 'api \\u0000' } });
     assert.equal(text.status, 200, text.body);
