@@ -8,7 +8,7 @@ import {
   type UserChanges, findTeam, findUser, insertApiKey, insertTeam, insertUser, listApiKeys, listUsers,
   revokeApiKey, setMemberStatus, updateUser, upsertMember,
 } from '../storage/accounts.ts';
-import { recomputeLocalDates } from '../storage/activities.ts';
+import { markChangedDays, recomputeLocalDates, restampChangedDays } from '../storage/activities.ts';
 import { UsageError, parseChoice, withStorage } from './context.ts';
 
 const PLANS = ['free', 'core', 'pro'] as const;
@@ -163,12 +163,15 @@ export function register(program: Command): void {
         const before = await findUser(s.db, id);
         if (!before) throw new UsageError(`no user with id "${id}"`);
         checkRecord('user', userRecord({ ...before, ...changes }), given, { what: `the stored user "${id}"`, options: USER_OPTIONS_UPDATE });
+        const stampedAt = Date.now();
         await s.db.transaction().execute(async (trx) => {
           await updateUser(trx, id, changes).catch(uniqueViolation);
           if (changes.timezone && changes.timezone !== before.timezone) {
-            await recomputeLocalDates(trx, id, changes.timezone, Date.now());
+            const moved = await recomputeLocalDates(trx, id, changes.timezone);
+            await markChangedDays(trx, moved.map((date) => ({ userId: id, date })), stampedAt);
           }
         });
+        await restampChangedDays(s.db, stampedAt, Date.now());
       });
       console.log(`updated ${id}`);
     });

@@ -11,7 +11,8 @@ import { createLocalDateMemo, isValidLocalDate, isValidTimezone, localNoon, pars
 import { DeferredActivityUpkeep, previousActivities } from '../storage/activity-bulk.ts';
 import type { Storage } from '../storage/database.ts';
 import {
-  type ActivityRow, markChangedDays, markDaysNaming, recomputeLocalDates, refreshAutoTaskCreatedAt, upsertActivities,
+  type ActivityRow, markChangedDays, markDaysNaming, recomputeLocalDates, refreshAutoTaskCreatedAt, restampChangedDays,
+  upsertActivities,
 } from '../storage/activities.ts';
 import type { Database } from '../storage/schema.ts';
 import { postgresSearchWords } from '../storage/search.ts';
@@ -366,7 +367,8 @@ class ImportSession {
     for (const u of records) {
       const old = before.get(u.id);
       if (old !== undefined && old !== (u.timezone ?? 'UTC')) {
-        await recomputeLocalDates(this.trx, u.id, u.timezone ?? 'UTC', this.now);
+        // Stamped with the rest at the end (see finish), not at the import's start.
+        for (const date of await recomputeLocalDates(this.trx, u.id, u.timezone ?? 'UTC')) this.changedDays.add(`${u.id}\u0000${date}`);
       }
     }
   }
@@ -748,18 +750,23 @@ async function importNdjson(session: ImportSession, path: string): Promise<void>
 export async function importDataset(storage: Storage, path: string, options: ImportOptions = {}): Promise<ImportCounts> {
   const clock = options.now ?? Date.now;
   const now = clock();
+  let stampedAt = now;
   const counts = await storage.db.transaction().execute(async (trx) => {
     const session = new ImportSession(trx, now, options.onProgress);
     await session.loadExisting();
     if (isNdjson(path)) await importNdjson(session, path);
     else await importJsonDocument(session, path);
+    stampedAt = clock();
     try {
-      await session.finish(clock());
+      await session.finish(stampedAt);
     } catch (err) {
       throw dbError(err, path);
     }
     return session.counts;
   });
+  // A summary run that began while the import was finishing read the data before it: see
+  // restampChangedDays.
+  await restampChangedDays(storage.db, stampedAt, clock());
   if (Object.values(counts).reduce((a, b) => a + b, 0) >= LARGE_IMPORT_RECORDS) await tidyAfterLargeImport(storage);
   return counts;
 }

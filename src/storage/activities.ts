@@ -127,8 +127,23 @@ export async function markDaysNaming(db: Db, renamed: RenamedThings, at: number)
     .execute();
 }
 
-/** A user's timezone changed: every activity moves to its local day in the new zone. */
-export async function recomputeLocalDates(db: Db, userId: string, timezone: string, at: number): Promise<void> {
+/**
+ * Changed days are stamped inside the writing transaction, before it commits: a summary run that
+ * starts after the stamp but reads the data as it was before the commit would count as newer
+ * than the change and never be rebuilt. Once the transaction has committed, the writer moves its
+ * stamps (`stampedAt`) to `at`, a time after the commit, so such a run is rebuilt by the next
+ * one. (A process that dies in between leaves the first stamps, as before.)
+ */
+export async function restampChangedDays(db: Db, stampedAt: number, at: number): Promise<void> {
+  if (at <= stampedAt) return;
+  await db.updateTable('changed_days').set({ changed_at: at }).where('changed_at', '=', stampedAt).execute();
+}
+
+/**
+ * A user's timezone changed: every activity moves to its local day in the new zone. Returns the
+ * local dates that lost or gained activities, for the caller to mark changed.
+ */
+export async function recomputeLocalDates(db: Db, userId: string, timezone: string): Promise<string[]> {
   const changed = new Set<string>();
   let after = '';
   for (;;) {
@@ -157,7 +172,7 @@ export async function recomputeLocalDates(db: Db, userId: string, timezone: stri
     }
     after = rows[rows.length - 1]!.id;
   }
-  await markChangedDays(db, [...changed].map((date) => ({ userId, date })), at);
+  return [...changed];
 }
 
 /** Tasks imported without `createdAt` take the start of their first activity. */

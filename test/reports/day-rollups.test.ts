@@ -218,7 +218,7 @@ forEachDialect('day rollups', (dialect) => {
     await assertRollupsExact(storage, ['u_paths'], 'timezone change by import');
     assert.equal((await rollups()).some((r) => r.local_date === '2026-03-30'), false, 'late activities moved a day back');
 
-    await storage.db.transaction().execute((trx) => recomputeLocalDates(trx, 'u_paths', 'Asia/Tokyo', DEFAULT_NOW));
+    await storage.db.transaction().execute((trx) => recomputeLocalDates(trx, 'u_paths', 'Asia/Tokyo'));
     await storage.db.updateTable('users').set({ timezone: 'Asia/Tokyo' }).where('id', '=', 'u_paths').execute();
     await assertRollupsExact(storage, ['u_paths'], 'timezone change by account update');
 

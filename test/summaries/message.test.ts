@@ -178,6 +178,8 @@ forEachDialect('/message in the caller\'s calendar', (dialect) => {
 
   test("weeks follow the user's week start", async () => {
     const afterSunday = Date.parse('2026-11-24T20:00:00Z');
+    // The week is asked for once it has ended, as it was built.
+    t.setNow(afterSunday);
     await generate(t.storage, afterSunday);
     const monday = await fetchMessage(t.app, ZOE.summaries, { date: '2026-11-18', level: 'week', format: 'text' });
     assert.equal(monday.json.metadata.subject, "Zoë's weekly summary: Nov 16 – Nov 22");

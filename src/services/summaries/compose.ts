@@ -8,6 +8,7 @@ import { addDays, firstInstantOfLocalDay } from '../../lib/time.ts';
 import type { UserRow } from '../../storage/accounts.ts';
 import { type MinuteGroup, lookupNames, sumMinutes } from '../../storage/aggregates.ts';
 import type { Database } from '../../storage/schema.ts';
+import { cleanMinutes } from '../report-tally.ts';
 import { dayCommentsBetween } from '../../storage/summaries.ts';
 import { type Period, previousPeriod } from './periods.ts';
 import type { Summary, SummaryCategory, SummaryEntry, SummaryTask } from './summary.ts';
@@ -23,7 +24,15 @@ function minutesOf(user: SummaryUser, period: Pick<Period, 'start' | 'end'>, db:
   });
 }
 
-const total = (groups: MinuteGroup[]) => groups.reduce((sum, g) => sum + g.minutes, 0);
+/** Sums of fractional minutes without their binary noise, as reports show them (same on both databases). */
+const total = (groups: MinuteGroup[]) => cleanMinutes(groups.reduce((sum, g) => sum + g.minutes, 0));
+
+/** The entries with their minutes cleaned, longest first, then by name. */
+function ranked<T extends { minutes: number }>(entries: Iterable<T>, name: (item: T) => string): T[] {
+  const list = [...entries];
+  for (const entry of list) entry.minutes = cleanMinutes(entry.minutes);
+  return list.sort(byMinutesThenName(name));
+}
 
 function byMinutesThenName<T extends { minutes: number }>(name: (item: T) => string) {
   return (a: T, b: T) => b.minutes - a.minutes || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0);
@@ -75,9 +84,9 @@ export async function composeSummary(db: Kysely<Database>, user: SummaryUser, pe
     totalMinutes,
     trackedDays: days.size,
     previous: { start: previous.start, end: previous.end, totalMinutes: total(await minutesOf(user, previous, db)) },
-    projects: [...projects.values()].sort(byMinutesThenName((p) => p.name)),
-    categories: [...categories.values()].sort(byMinutesThenName((c) => c.name)),
-    tasks: [...tasks.values()].sort(byMinutesThenName((t) => t.title)),
+    projects: ranked(projects.values(), (p) => p.name),
+    categories: ranked(categories.values(), (c) => c.name),
+    tasks: ranked(tasks.values(), (t) => t.title),
     comments: await dayCommentsBetween(db, user.id, period.start, period.end),
   };
 }

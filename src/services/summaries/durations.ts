@@ -10,7 +10,8 @@ export function formatDuration(minutes: number): string {
 
 /** A signed difference: `+1 h 5 min`, `-45 min`, `no change`. */
 export function formatChange(minutes: number): string {
-  const rounded = Math.round(minutes);
+  // Halves away from zero, as formatDuration rounds: -0.5 is -1 min like +0.5 is +1 min.
+  const rounded = Math.sign(minutes) * Math.round(Math.abs(minutes));
   if (rounded === 0) return 'no change';
   return `${rounded > 0 ? '+' : '-'}${formatDuration(rounded)}`;
 }

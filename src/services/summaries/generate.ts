@@ -61,7 +61,12 @@ interface UserPlan {
 }
 
 /** Which of the user's summaries to build and which to remove, from three cheap listings. */
-async function planUser(storage: Storage, user: UserRow, lastDay: string): Promise<UserPlan> {
+/**
+ * What to build and remove for one user: summaries of periods ending by `lastDay`; stored ones
+ * no longer backed by tracked time, or of periods that have not ended by `yesterday` (built
+ * before the user moved to a timezone that is behind), are removed.
+ */
+async function planUser(storage: Storage, user: UserRow, lastDay: string, yesterday: string): Promise<UserPlan> {
   const wanted = new Map<string, Period>();
   for (const day of await trackedDays(storage.db, user.id, lastDay)) {
     for (const level of LEVELS) {
@@ -88,7 +93,7 @@ async function planUser(storage: Storage, user: UserRow, lastDay: string): Promi
     else plan.current++;
   }
   for (const [key, stamp] of stamps) {
-    if (!wanted.has(key) && stamp.periodEnd <= lastDay) {
+    if (!wanted.has(key) && (stamp.periodEnd <= lastDay || stamp.periodEnd > yesterday)) {
       plan.obsolete.push({ level: stamp.level, start: stamp.periodStart, end: stamp.periodEnd });
     }
   }
@@ -130,7 +135,7 @@ export async function generateSummaries(storage: Storage, options: GenerateOptio
     if (options.signal?.aborted) break;
     const yesterday = addDays(localDateOf(options.now, user.timezone), -1);
     const lastDay = options.until && options.until < yesterday ? options.until : yesterday;
-    const plan = await planUser(storage, user, lastDay);
+    const plan = await planUser(storage, user, lastDay, yesterday);
     stats.current += plan.current;
     for (const period of plan.obsolete) {
       await deleteSummary(storage.db, user.id, period.level, period.start);

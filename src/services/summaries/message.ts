@@ -53,6 +53,9 @@ export async function readMessage(db: Kysely<Database>, user: UserRow, params: M
   const format = choice('format', params.format ?? 'html', FORMATS);
 
   const period = periodOf(level, date, user.week_start);
+  // A summary exists once its period has ended locally (decisions §5.2). One built before its
+  // owner moved to a timezone where the period has not ended yet waits until it has.
+  if (period.end > addDays(localDateOf(now, user.timezone), -1)) throw new ApiError(404, NO_SUMMARY);
   const stored = await findSummaryContent(db, user.id, period.level, period.start);
   if (stored === undefined) throw new ApiError(404, NO_SUMMARY);
   return renderSummary(JSON.parse(stored) as Summary, format, firstNameOf(displayNameOf(user)));

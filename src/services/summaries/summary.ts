@@ -92,7 +92,9 @@ export function changeLine(summary: Summary): string {
   const before = summary.previous.totalMinutes;
   const noun = `the previous ${summary.level}`;
   if (before <= 0) return `No tracked time in ${noun}`;
-  return `${formatChange(summary.totalMinutes - before)} compared with ${noun} (${formatDuration(before)})`;
+  // The change between the two durations as shown, so the line never contradicts them.
+  const shown = (minutes: number) => Math.round(minutes);
+  return `${formatChange(shown(summary.totalMinutes) - shown(before))} compared with ${noun} (${formatDuration(before)})`;
 }
 
 /** `7 h 35 min tracked` plus, beyond a day, on how many of its days. */
