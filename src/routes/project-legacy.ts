@@ -19,7 +19,7 @@ const legacyProjectRoutes: RouteModule = (app, deps) => {
       },
     },
     async (request) => {
-      const context = { db: deps.storage.db, user: request.auth.user, now: deps.now() };
+      const context = { db: deps.storage.db, user: request.auth.user, now: deps.now(), clock: deps.now };
       return { success: true as const, ...(await runLegacyOperation(context, request.body)) };
     },
   );

@@ -17,6 +17,7 @@ const projectRoutes: RouteModule = (app, deps) => {
     db: deps.storage.db,
     user: request.auth.user,
     now: deps.now(),
+    clock: deps.now,
   });
 
   app.get(

@@ -8,12 +8,13 @@ import type { Kysely } from 'kysely';
 import { notFound } from '../http/errors.ts';
 import { localDateOf } from '../lib/time.ts';
 import type { UserRow } from '../storage/accounts.ts';
-import { markDaysNaming } from '../storage/activities.ts';
+import { markDaysNaming, restampChangedDays } from '../storage/activities.ts';
 import {
   activeTeamsOf,
   findPortfolio,
   findProject,
   insertProject,
+  lockProject,
   listVisibleProjects,
   type PortfolioRef,
   type ProjectChanges,
@@ -35,6 +36,8 @@ export interface ProjectContext {
   /** The API key's owner. */
   user: UserRow;
   now: number;
+  /** The clock, read again once an update has committed (see restampChangedDays). */
+  clock?: () => number;
 }
 
 export const PROJECT_NOT_FOUND = 'Project not found';
@@ -116,6 +119,22 @@ export async function createProject(ctx: ProjectContext, input: ProjectInput): P
 export async function updateProject(ctx: ProjectContext, id: string, input: ProjectInput): Promise<ProjectView> {
   checkProjectInput(input, 'update');
   if (input.contributorIds !== undefined) checkContributorShape(input.contributorIds);
+  // Checked and written in one transaction on the locked row: an update racing another (a move
+  // to another team against a contributor or portfolio change, from any server process) is
+  // checked against the project as the other left it, never against what it was before.
+  let renamed = false;
+  const view = await ctx.db.transaction().execute(async (trx) => {
+    await lockProject(trx, id);
+    const result = await applyUpdate({ ...ctx, db: trx }, id, input);
+    renamed = result.renamed;
+    return result.view;
+  });
+  // Summaries name the project: see restampChangedDays.
+  if (renamed) await restampChangedDays(ctx.db, ctx.now, ctx.clock?.() ?? ctx.now);
+  return view;
+}
+
+async function applyUpdate(ctx: ProjectContext, id: string, input: ProjectInput): Promise<{ view: ProjectView; renamed: boolean }> {
   const project = await loadVisibleProject(ctx, id);
 
   const changes: ProjectChanges = {};
@@ -157,17 +176,15 @@ export async function updateProject(ctx: ProjectContext, id: string, input: Proj
   }
 
   const effective = withoutUnchanged(changes, project);
-  if (Object.keys(effective).length === 0) return presentProject(project);
-  await ctx.db.transaction().execute(async (trx) => {
-    await writeProjectChanges(trx, id, { ...effective, updated_by: ctx.user.id, updated_at: ctx.now });
-    // Summaries name the project: those of the days with its time are rebuilt on the next run.
-    if (effective.name !== undefined) await markDaysNaming(trx, { projects: [id] }, ctx.now);
-  });
+  if (Object.keys(effective).length === 0) return { view: presentProject(project), renamed: false };
+  await writeProjectChanges(ctx.db, id, { ...effective, updated_by: ctx.user.id, updated_at: ctx.now });
+  // Summaries name the project: those of the days with its time are rebuilt on the next run.
+  if (effective.name !== undefined) await markDaysNaming(ctx.db, { projects: [id] }, ctx.now);
   // Read back without the visibility check: moving another member's project to personal scope
   // hands it to its creator, and the caller still gets to see the result of its own change.
   const updated = await findProject(ctx.db, id);
   if (!updated) throw notFound(PROJECT_NOT_FOUND);
-  return presentProject(updated);
+  return { view: presentProject(updated), renamed: effective.name !== undefined };
 }
 
 function withoutUnchanged(changes: ProjectChanges, project: ProjectRow): ProjectChanges {

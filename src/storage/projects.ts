@@ -2,7 +2,7 @@
  * Projects and what project rules need to look up: the caller's teams and portfolios, users
  * named as contributors, and the last time each project was used.
  */
-import { type ExpressionBuilder, type Insertable, type Kysely, type Selectable, sql } from 'kysely';
+import { type ExpressionBuilder, type Insertable, type Kysely, PostgresAdapter, type Selectable, sql } from 'kysely';
 import type { Database, ProjectsTable } from './schema.ts';
 import { textList } from './text-list.ts';
 
@@ -90,6 +90,16 @@ export async function listVisibleProjects(
 export async function findProject(db: Kysely<Database>, id: string): Promise<ProjectRow | undefined> {
   const row = await selectProjects(db).where('projects.id', '=', id).executeTakeFirst();
   return row && normalize(row);
+}
+
+/**
+ * Inside a transaction: holds the project's row until the transaction ends, so that two updates
+ * of one project (from any server process) check and write one after the other. PostgreSQL locks
+ * the row; SQLite's transactions already run one at a time on the one connection.
+ */
+export async function lockProject(db: Kysely<Database>, id: string): Promise<void> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  await db.selectFrom('projects').select('id').where('id', '=', id).forUpdate().execute();
 }
 
 export async function insertProject(db: Kysely<Database>, project: Insertable<ProjectsTable>): Promise<void> {
