@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { openStorage } from '../../src/storage/database.ts';
+import { migrate, openStorage } from '../../src/storage/database.ts';
 import { exportText } from '../dataset/dataset-files.ts';
 import { EXAMPLE, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
 import { daybook, emptyDatabase, repoRoot } from './daybook-cli.ts';
@@ -236,4 +236,38 @@ forEachDialect('daybook CLI', (dialect) => {
     assert.match(run.stderr, /^daybook: import failed, nothing was changed: line 4 \(task\): userId: no user with id "u_nobody"\n$/);
     assert.equal((await daybook(db.url, 'export')).stdout, before.stdout);
   });
+});
+
+test('SQLite: an import succeeds while a server process writes to the same file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'daybook-cli-busy-'));
+  const url = `sqlite:${join(dir, 'busy.db')}`;
+  const file = join(dir, 'demo.ndjson');
+  const server = openStorage(url);
+  try {
+    assert.equal((await daybook(url, 'demo', '--users', '3', '--days', '20', '--out', file)).code, 0);
+    await migrate(server);
+    // The "server": a write every few milliseconds for as long as the import runs.
+    let writing = true;
+    let writes = 0;
+    const writer = (async () => {
+      while (writing) {
+        // While the import holds the write lock a write waits for it (busy_timeout); a long
+        // import may outlast that wait, which the server answers 503: not this test's concern.
+        await server.db.insertInto('teams').values({ id: `t_busy_${writes}`, name: 'busy' }).execute()
+          .catch((err: { code?: string }) => {
+            if (err.code !== 'SQLITE_BUSY') throw err;
+          });
+        writes++;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    const run = await daybook(url, 'import', file);
+    writing = false;
+    await writer;
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(writes > 5, `the server wrote ${writes} times meanwhile`);
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
