@@ -99,6 +99,13 @@ const UNSUPPORTED_MEDIA_TYPE = 'Unsupported Media Type: send application/json';
 const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 const UNSUPPORTED_ENCODING = 'Unsupported Content-Encoding: send the body uncompressed';
+const DATABASE_BUSY = 'Service Unavailable: the database is busy with another writer; retry shortly';
+
+/** SQLite's "database is locked" (SQLITE_BUSY and its extended codes), as better-sqlite3 reports it. */
+function isDatabaseBusy(error: { code?: string }): boolean {
+  return typeof error.code === 'string' && error.code.startsWith('SQLITE_BUSY');
+}
+
 const UNSUPPORTED_CHARSET = 'Unsupported Media Type: send application/json in UTF-8';
 /** Refuses bytes that are not UTF-8 instead of replacing them. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -280,6 +287,11 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         return reply.code(415).send({ success: false, error: UNSUPPORTED_MEDIA_TYPE });
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return reply.code(400).send({ success: false, error: 'Invalid Content-Length' });
+    }
+    if (isDatabaseBusy(error)) {
+      // SQLite: another process (an import) holds the write lock for longer than a write waits.
+      request.log.warn({ code: error.code }, 'database busy');
+      return reply.code(503).header('retry-after', '5').send({ success: false, error: DATABASE_BUSY });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

@@ -5,9 +5,16 @@
  * envelope (decisions §1.2, §1.6), never Fastify's own body or a 500.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { KEYS, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
+import Database from 'better-sqlite3';
+import { sql } from 'kysely';
+import { importDataset } from '../../src/dataset/import.ts';
+import { migrate, openStorage } from '../../src/storage/database.ts';
+import { DEFAULT_NOW, DIALECTS, EXAMPLE, KEYS, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
 
 /** Sends raw bytes to a listening server and returns the status line's code and the body. */
 async function rawRequest(port: number, request: string): Promise<{ status: number; headers: string; body: string }> {
@@ -254,3 +261,30 @@ forEachDialect('requests at the edges', (dialect) => {
   });
 });
 
+
+test('SQLite: a write while another process holds the write lock is 503 with Retry-After; reads go on', { skip: !DIALECTS.includes('sqlite') }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'daybook-busy-'));
+  const url = `sqlite:${join(dir, 'busy.db')}`;
+  const storage = openStorage(url);
+  await migrate(storage);
+  await importDataset(storage, EXAMPLE, { now: () => DEFAULT_NOW });
+  const t = await createTestApp('sqlite', { database: { url, storage, drop: () => storage.close() }, dataset: null });
+  // Another process (an import) holding the lock: a second connection in a write transaction.
+  const other = new Database(join(dir, 'busy.db'));
+  try {
+    // The server's writes wait for the lock this long before giving up (5 s in production).
+    await sql`pragma busy_timeout = 200`.execute(storage.db);
+    other.exec('begin immediate');
+    const write = await call(t.app, 'POST', '/projects', { key: KEYS.aliceAll, body: { name: 'While locked' } });
+    assert.deepEqual([write.status, write.json], [503, { success: false, error: 'Service Unavailable: the database is busy with another writer; retry shortly' }]);
+    assert.equal(write.headers['retry-after'], '5');
+    assert.equal((await call(t.app, 'GET', '/projects', { key: KEYS.aliceAll })).status, 200, 'reads are answered');
+    other.exec('rollback');
+    assert.equal((await call(t.app, 'POST', '/projects', { key: KEYS.aliceAll, body: { name: 'After' } })).status, 201);
+  } finally {
+    other.close();
+    await t.close();
+    await storage.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
