@@ -98,6 +98,19 @@ export const ACTIVITY_FETCH_ROWS = 500;
 export const PLAIN_QUERY_RANGE_MS = 7 * 86_400_000;
 
 /**
+ * Runs `read` on one snapshot of the database, so that its statements see the same commits:
+ * PostgreSQL in a repeatable read, read only transaction (its statements then share one
+ * connection instead of running side by side); SQLite in a read transaction, which keeps one
+ * WAL snapshot from its first read to its end.
+ */
+export function readSnapshot<T>(storage: Storage, read: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  if (storage.dialect === 'postgres') {
+    return storage.db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read);
+  }
+  return storage.db.transaction().execute(read);
+}
+
+/**
  * One user's activities starting in [from, to), with their task, project and category names,
  * handed to `visit` one at a time in `order`, so that no caller holds all of them at once (a
  * 90-day export has thousands). One query, sorted once by the database, read from one snapshot:
