@@ -192,6 +192,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
 
   // What Node itself answers before Fastify sees a request, in the envelope too: an `Expect`
   // other than 100-continue (417), and a CONNECT (no tunnels here: 405, then the socket closes).
+  // A request without Host gets its 400 in the envelope, from the hook below.
+  (app.server as { requireHostHeader?: boolean }).requireHostHeader = false;
   app.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
     const body = JSON.stringify({ success: false, error: 'Expectation Failed' });
     response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
@@ -314,6 +316,10 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     if (!request.is404) {
       const nul = parameterHoldingNul(request.params) ?? parameterHoldingNul(request.query);
       if (nul !== null) return done(new ApiError(400, nulMessage(nul)));
+      // HTTP/1.1 requires Host (RFC 9112 §3.2); Node's own check would answer with no body.
+      if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+        return done(new ApiError(400, 'Bad Request: missing Host header'));
+      }
     }
     if (request.body === undefined && request.method === 'POST') request.body = {};
     done();

@@ -69,6 +69,10 @@ forEachDialect('requests at the edges', (dialect) => {
     // What Node answers before any route: an unknown expectation and a tunnel request.
     const expect = await rawRequest(port, `POST /search HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEYS.aliceAll}\r\nContent-Type: application/json\r\nExpect: foo\r\nContent-Length: 16\r\n\r\n{"query":"rate"}`);
     assert.deepEqual([expect.status, JSON.parse(expect.body)], [417, { success: false, error: 'Expectation Failed' }]);
+    const hostless = await rawRequest(port, `GET /user HTTP/1.1\r\nX-API-Key: ${KEYS.aliceAll}\r\nConnection: close\r\n\r\n`);
+    assert.deepEqual([hostless.status, JSON.parse(hostless.body)], [400, { success: false, error: 'Bad Request: missing Host header' }]);
+    const http10 = await rawRequest(port, `GET /user HTTP/1.0\r\nX-API-Key: ${KEYS.aliceAll}\r\n\r\n`);
+    assert.equal(http10.status, 200, 'HTTP/1.0 needs no Host');
     const tunnel = await rawRequest(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
     assert.deepEqual([tunnel.status, JSON.parse(tunnel.body)], [405, { success: false, error: 'Method Not Allowed' }]);
     // The server goes on serving.
