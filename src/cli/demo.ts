@@ -43,7 +43,7 @@ export function register(program: Command): void {
     .option('--seed <text>', 'seed of the generator', '1')
     .option('--now <instant>', 'the clock the days end before (ISO 8601; default: now)')
     .option('--keys-from-seed', 'derive the API keys from the seed too, for a byte-identical file (anyone who knows the seed can work them out: never on a shared server)')
-    .option('--out <file>', 'write a dataset file instead of importing: NDJSON when it ends in .ndjson, "-" for NDJSON on standard output, else a JSON document')
+    .option('--out <file>', 'write a dataset file instead of importing: NDJSON when it ends in .ndjson or .jsonl, "-" for NDJSON on standard output, else a JSON document')
     .action(async (o: { users: string; days: string; seed: string; now?: string; out?: string; keysFromSeed?: boolean }) => {
       const options: DemoOptions = {
         users: wholeNumber('--users', o.users, 1000),

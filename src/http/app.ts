@@ -224,6 +224,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     if (isEncoded(request.headers)) {
       return done((body as Buffer).length === 0 ? null : new ApiError(415, UNSUPPORTED_ENCODING), undefined);
     }
+    if ((body as Buffer).length === 0) return done(null, undefined);
     // JSON is UTF-8 (RFC 8259): a body in another charset, or bytes that are not UTF-8, would
     // be read with U+FFFD in place of what was sent and stored changed.
     if (!isUtf8Charset(request.headers['content-type'])) return done(new ApiError(415, UNSUPPORTED_CHARSET), undefined);

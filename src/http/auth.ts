@@ -172,7 +172,7 @@ export function registerAuth(app: App, deps: AppDeps): void {
 
     if (now - (lastTouched.get(key.keyId) ?? key.lastUsedAt ?? 0) >= TOUCH_INTERVAL_MS) {
       lastTouched.set(key.keyId, now);
-      touchKey(storage.db, key.keyId, now).catch((err) => {
+      touchKey(storage, key.keyId, now).catch((err) => {
         // Tried again by a later request rather than a minute later.
         lastTouched.delete(key.keyId);
         request.log.warn({ err }, 'could not record key use');

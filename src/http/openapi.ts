@@ -44,9 +44,11 @@ function statusDescription(status: string, scope: Scope | undefined, plan: strin
     case '413':
       return '`Request body too large`: the body is over 1 MiB.';
     case '415':
-      return 'The request has a body that is not `application/json`.';
+      return 'The body is not `application/json` (`Unsupported Media Type: send application/json`), declares a charset other than UTF-8, or is compressed (`Unsupported Content-Encoding: send the body uncompressed`).';
     case '429':
       return '`rate_limited`: over the per-key budget; retry after `retryAfterSec` seconds (also sent as `Retry-After`).';
+    case '503':
+      return 'SQLite only: another process (an import) holds the database\'s write lock for more than 5 s; retry after `Retry-After` seconds.';
     case '500':
       return '`Internal Server Error`: an unexpected failure (details are logged, never returned).';
     default:

@@ -15,7 +15,7 @@ const legacyProjectRoutes: RouteModule = (app, deps) => {
         tags: ['projects'],
         deprecated: true,
         body: LegacyProjectBody,
-        response: { 200: LegacyResponse, ...errorResponses(404) },
+        response: { 200: LegacyResponse, ...errorResponses(404, 503) },
       },
     },
     async (request) => {

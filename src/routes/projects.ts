@@ -64,7 +64,7 @@ const projectRoutes: RouteModule = (app, deps) => {
           'All fields optional; an empty body creates a personal project named `New Project <YYYY-MM-DD>` (the caller\'s local date). Errors: `Invalid color value`; `Team not found: "<value>"`; `Portfolio not found: "<value>"`; a portfolio of another scope; `contributorIds must be null or an array of user ids, handles, or email addresses`; `No user matches "<entry>"; use a user id, handle, or email address`; `Contributor <userId> is not an active member of the team`; `Contributors can only be set on team projects`.',
         tags: ['projects'],
         body: ProjectCreateBody,
-        response: { 201: ProjectResponse, ...errorResponses() },
+        response: { 201: ProjectResponse, ...errorResponses(503) },
       },
     },
     async (request, reply) => {
@@ -84,7 +84,7 @@ const projectRoutes: RouteModule = (app, deps) => {
         tags: ['projects'],
         params: ProjectIdParams,
         body: ProjectUpdateBody,
-        response: { 200: ProjectResponse, ...errorResponses(404) },
+        response: { 200: ProjectResponse, ...errorResponses(404, 503) },
       },
     },
     async (request) => ({

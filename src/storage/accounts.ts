@@ -1,5 +1,6 @@
 /** Users, teams and API keys. */
 import type { Kysely, Selectable } from 'kysely';
+import type { Storage } from './database.ts';
 import type { Database, UsersTable } from './schema.ts';
 
 export type UserRow = Selectable<UsersTable>;
@@ -45,8 +46,23 @@ export async function findKeyByHash(db: Kysely<Database>, keyHash: string): Prom
   };
 }
 
-export async function touchKey(db: Kysely<Database>, keyId: string, at: number): Promise<void> {
-  await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId).execute();
+/**
+ * Records a key's use. On SQLite the stamp never waits for another process's write lock (an
+ * import holds it for minutes, and better-sqlite3 would wait with the whole process held up):
+ * it fails at once and a later request tries again.
+ */
+export async function touchKey(storage: Storage, keyId: string, at: number): Promise<void> {
+  const { sqlite } = storage;
+  const update = storage.db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId);
+  if (!sqlite) {
+    await update.execute();
+    return;
+  }
+  const { sql: text, parameters } = update.compile();
+  // Holding the connection, so that no other request's transaction is open on it.
+  await storage.db.connection().execute(async () => {
+    sqlite.withoutWaiting(() => sqlite.prepare(text).run(...(parameters as unknown[])));
+  });
 }
 
 export async function findUser(db: Kysely<Database>, id: string): Promise<UserRow | undefined> {

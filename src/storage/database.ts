@@ -30,7 +30,15 @@ export interface Storage {
 
 export interface SqliteStatements {
   prepare(sql: string): SqliteDatabase.Statement;
+  /**
+   * Runs `work` (synchronous statements) without waiting for another process's write lock: a
+   * busy database fails it at once (SQLITE_BUSY) instead of holding up the process.
+   */
+  withoutWaiting<T>(work: () => T): T;
 }
+
+/** How long a write waits for another process's transaction before SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5000;
 
 // bigint columns (instants, counts) come back from pg as strings unless told otherwise;
 // every value we keep in them fits in a double.
@@ -65,7 +73,7 @@ export function openStorage(url: string): Storage {
     // FULL: a committed transaction survives a power loss, not only a process crash.
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     sqlite.pragma('cache_size = -16384');
     const statements = keepingStatements(sqlite);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
@@ -148,6 +156,15 @@ function keepingStatements(sqlite: SqliteDatabase.Database): KyselySqliteDatabas
   const statements = new Map<string, SqliteDatabase.Statement>();
   return {
     close: () => sqlite.close(),
+    withoutWaiting<T>(work: () => T): T {
+      const waits = Number(sqlite.pragma('busy_timeout', { simple: true }));
+      sqlite.pragma('busy_timeout = 0');
+      try {
+        return work();
+      } finally {
+        sqlite.pragma(`busy_timeout = ${waits}`);
+      }
+    },
     prepare(sql: string) {
       const kept = statements.get(sql);
       if (kept && !kept.busy) {
