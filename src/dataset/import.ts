@@ -9,7 +9,7 @@ import { type Kysely, PostgresAdapter, SqliteAdapter, sql, type Transaction } fr
 import { hashApiKey } from '../services/api-keys.ts';
 import { createLocalDateMemo, isValidLocalDate, isValidTimezone, localNoon, parseInstant } from '../lib/time.ts';
 import { DeferredActivityUpkeep, previousActivities } from '../storage/activity-bulk.ts';
-import type { Storage } from '../storage/database.ts';
+import { type Storage, writeTransaction } from '../storage/database.ts';
 import {
   type ActivityRow, markChangedDays, markDaysNaming, recomputeLocalDates, refreshAutoTaskCreatedAt, restampChangedDays,
   upsertActivities,
@@ -751,6 +751,7 @@ export async function importDataset(storage: Storage, path: string, options: Imp
   const clock = options.now ?? Date.now;
   const now = clock();
   let stampedAt = now;
+  // On SQLite the write lock is taken at once: see writeTransaction.
   const counts = await writeTransaction(storage, async (trx) => {
     const session = new ImportSession(trx, now, options.onProgress);
     await session.loadExisting();
@@ -769,28 +770,6 @@ export async function importDataset(storage: Storage, path: string, options: Imp
   await restampChangedDays(storage.db, stampedAt, clock());
   if (Object.values(counts).reduce((a, b) => a + b, 0) >= LARGE_IMPORT_RECORDS) await tidyAfterLargeImport(storage);
   return counts;
-}
-
-/**
- * The import's one transaction. On SQLite it takes the write lock at once (BEGIN IMMEDIATE): a
- * transaction that begins by reading and writes later fails outright (SQLITE_BUSY) when another
- * connection — a running server creating a project or stamping a key's use — committed in
- * between, whereas the lock taken first is waited for like any other.
- */
-async function writeTransaction<T>(storage: Storage, work: (trx: Db) => Promise<T>): Promise<T> {
-  if (storage.dialect !== 'sqlite') return storage.db.transaction().execute(work);
-  return storage.db.connection().execute(async (connection) => {
-    await sql`begin immediate`.execute(connection);
-    try {
-      const result = await work(connection);
-      await sql`commit`.execute(connection);
-      return result;
-    } catch (err) {
-      // SQLite may have rolled back already (some errors end the transaction themselves).
-      await sql`rollback`.execute(connection).catch(() => {});
-      throw err;
-    }
-  });
 }
 
 /** Imports of at least this many records refresh statistics and indexes afterwards. */

@@ -100,11 +100,16 @@ function pgBracket(ranges: [number, number][]): string {
   return `[${ranges.map(([a, b]) => (a === b ? pgEscape(a) : `${pgEscape(a)}-${pgEscape(b)}`)).join('')}]`;
 }
 
+let allSeparatorRanges: [number, number][] | undefined;
+
 /**
  * The separator characters as ranges of code points, leaving out those in `except`. NUL cannot
  * occur in stored text and surrogates only in pairs, so neither is listed.
  */
 export function separatorRanges(except: [number, number][] = []): [number, number][] {
+  // A walk over every code point: the plain list is made once per process (each new database's
+  // migrations ask for it).
+  if (except.length === 0 && allSeparatorRanges) return allSeparatorRanges;
   const ranges: [number, number][] = [];
   let from = -1;
   const excepted = (code: number) => except.some(([a, b]) => code >= a && code <= b);
@@ -117,6 +122,7 @@ export function separatorRanges(except: [number, number][] = []): [number, numbe
       from = -1;
     }
   }
+  if (except.length === 0) allSeparatorRanges = ranges;
   return ranges;
 }
 

@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import {
   Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, type PostgresPool, SqliteDialect,
-  type SqliteDatabase as KyselySqliteDatabase,
+  type SqliteDatabase as KyselySqliteDatabase, sql,
 } from 'kysely';
 import pg from 'pg';
 import { pgPoolSize } from '../config.ts';
@@ -178,6 +178,28 @@ function keepingStatements(sqlite: SqliteDatabase.Database): KyselySqliteDatabas
       return statement;
     },
   };
+}
+
+/**
+ * A transaction that writes. On SQLite it takes the write lock at once (BEGIN IMMEDIATE): one
+ * that begins by reading and writes later fails outright (SQLITE_BUSY) when another connection —
+ * a running server creating a project or stamping a key's use — committed in between, whereas
+ * the lock taken first is waited for like any other.
+ */
+export async function writeTransaction<T>(storage: Storage, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  if (storage.dialect !== 'sqlite') return storage.db.transaction().execute(work);
+  return storage.db.connection().execute(async (connection) => {
+    await sql`begin immediate`.execute(connection);
+    try {
+      const result = await work(connection);
+      await sql`commit`.execute(connection);
+      return result;
+    } catch (err) {
+      // SQLite may have rolled back already (some errors end the transaction themselves).
+      await sql`rollback`.execute(connection).catch(() => {});
+      throw err;
+    }
+  });
 }
 
 const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), 'migrations');

@@ -47,7 +47,8 @@ export function renderSummary(summary: Summary, format: Format, firstName: strin
 }
 
 export async function readMessage(db: Kysely<Database>, user: UserRow, params: MessageParams, now: number): Promise<Message> {
-  const date = params.date ?? addDays(localDateOf(now, user.timezone), -1);
+  const yesterday = addDays(localDateOf(now, user.timezone), -1);
+  const date = params.date ?? yesterday;
   if (!isValidLocalDate(date)) throw new ApiError(400, `date must be a date in the form YYYY-MM-DD (got "${shown(date)}")`);
   const level = choice('level', params.level ?? 'day', LEVELS);
   const format = choice('format', params.format ?? 'html', FORMATS);
@@ -55,7 +56,7 @@ export async function readMessage(db: Kysely<Database>, user: UserRow, params: M
   const period = periodOf(level, date, user.week_start);
   // A summary exists once its period has ended locally (decisions §5.2). One built before its
   // owner moved to a timezone where the period has not ended yet waits until it has.
-  if (period.end > addDays(localDateOf(now, user.timezone), -1)) throw new ApiError(404, NO_SUMMARY);
+  if (period.end > yesterday) throw new ApiError(404, NO_SUMMARY);
   const stored = await findSummaryContent(db, user.id, period.level, period.start);
   if (stored === undefined) throw new ApiError(404, NO_SUMMARY);
   return renderSummary(JSON.parse(stored) as Summary, format, firstNameOf(displayNameOf(user)));

@@ -27,9 +27,9 @@ import {
 type Db = Kysely<any>;
 
 /** unicode61 with the word characters of search-text.ts: letters, digits, marks, private use, unassigned. */
-const TOKENIZER = `unicode61 remove_diacritics 2 categories 'L* N* M* Co Cn'`;
+export const TOKENIZER = `unicode61 remove_diacritics 2 categories 'L* N* M* Co Cn'`;
 
-const SOURCES = [
+export const SOURCES = [
   {
     table: 'tasks',
     source: 'tasks',
@@ -56,6 +56,29 @@ export function scopeOf(row: string, letter: string, time: string): string {
   return `'${letter}' || hex(${row}.user_id) || 'd' || strftime('%Y%m%d', ${row}.${time} / 1000, 'unixepoch')`;
 }
 
+/** The full-text index with the given tokenizer (migration 0005 builds it again with another). */
+export async function createSearchIndex(db: Db, tokenizer: string): Promise<void> {
+  await sql
+    .raw(
+      `create virtual table search_index using fts5(scope, title, description,
+        content='', contentless_delete=1, detail=column, prefix='3', tokenize="${tokenizer}")`,
+    )
+    .execute(db);
+}
+
+/** PostgreSQL's words of a text as wordsOf() finds them, split at `separators` (a bracket expression). */
+export async function createSearchWordsFunction(db: Db, separators: string): Promise<void> {
+  // Words as wordsOf(), each behind the record's scope, without positions (phrases are checked
+  // by the ranking).
+  await sql
+    .raw(`create or replace function daybook_search_words(scope text, value text) returns tsvector
+      language sql immutable strict parallel safe
+      as $words$ select coalesce(array_to_tsvector(array_agg(distinct scope || left(word, ${INDEXED_WORD_LENGTH}))), ''::tsvector)
+        from regexp_split_to_table(daybook_search_fold(value), '${separators}+') as word
+        where word <> '' $words$`)
+    .execute(db);
+}
+
 async function upSqlite(db: Db): Promise<void> {
   await sql`create table search_documents (
     doc integer primary key,
@@ -63,12 +86,7 @@ async function upSqlite(db: Db): Promise<void> {
     record_id text not null,
     unique (source, record_id)
   )`.execute(db);
-  await sql
-    .raw(
-      `create virtual table search_index using fts5(scope, title, description,
-        content='', contentless_delete=1, detail=column, prefix='3', tokenize="${TOKENIZER}")`,
-    )
-    .execute(db);
+  await createSearchIndex(db, TOKENIZER);
 
   for (const s of SOURCES) {
     const docOf = (row: 'new' | 'old') =>
@@ -118,15 +136,7 @@ async function upPostgres(db: Db): Promise<void> {
       as $fold$ select replace(lower(normalize(regexp_replace(normalize(value, NFD),
         '${postgresDiacriticClass()}', '', 'g'), NFC)), 'ς', 'σ') $fold$`)
     .execute(db);
-  // Words as wordsOf(), each behind the record's scope, without positions (phrases are checked
-  // by the ranking).
-  await sql
-    .raw(`create function daybook_search_words(scope text, value text) returns tsvector
-      language sql immutable strict parallel safe
-      as $words$ select coalesce(array_to_tsvector(array_agg(distinct scope || left(word, ${INDEXED_WORD_LENGTH}))), ''::tsvector)
-        from regexp_split_to_table(daybook_search_fold(value), '${postgresSeparatorClass()}+') as word
-        where word <> '' $words$`)
-    .execute(db);
+  await createSearchWordsFunction(db, postgresSeparatorClass());
 
   for (const s of SOURCES) {
     // The scope, as storage/search.ts spells it: the user id's md5 (16 hex digits), ".", the

@@ -16,15 +16,13 @@
  */
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import {
-  INDEXED_WORD_LENGTH, VARIATION_SELECTOR_RANGES, postgresSeparatorClass, postgresVariationSelectorClass, separatorRanges,
+  VARIATION_SELECTOR_RANGES, postgresSeparatorClass, postgresVariationSelectorClass, separatorRanges,
 } from '../../lib/search-text.ts';
-import { scopeOf } from './0002-search.ts';
+import { SOURCES, TOKENIZER as PREVIOUS_TOKENIZER, createSearchIndex, createSearchWordsFunction, scopeOf } from './0002-search.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema of their day
 type Db = Kysely<any>;
 
-/** The tokenizer of migration 0002: letters, digits, marks, private use and unassigned make words. */
-const PREVIOUS_TOKENIZER = `unicode61 remove_diacritics 2 categories 'L* N* M* Co Cn'`;
 
 /** Separators as the tokenizer learns them, the same for every database of this process. */
 let learned: string | undefined;
@@ -48,20 +46,10 @@ async function separatorsTheTokenizerMisses(db: Db): Promise<string> {
   return learned;
 }
 
-const SOURCES = [
-  { table: 'tasks', source: 'tasks', scopeLetter: 't', time: 'created_at', title: 'title' },
-  { table: 'activities', source: 'activity', scopeLetter: 'a', time: 'start', title: 'headline' },
-] as const;
-
 async function rebuildSqliteIndex(db: Db, tokenizer: string): Promise<void> {
   // The triggers name the table, not its definition: they write to the new one.
   await sql`drop table search_index`.execute(db);
-  await sql
-    .raw(
-      `create virtual table search_index using fts5(scope, title, description,
-        content='', contentless_delete=1, detail=column, prefix='3', tokenize="${tokenizer}")`,
-    )
-    .execute(db);
+  await createSearchIndex(db, tokenizer);
   for (const s of SOURCES) {
     // In document order: FTS5 appends to its newest segment instead of merging at random.
     await sql
@@ -72,17 +60,6 @@ async function rebuildSqliteIndex(db: Db, tokenizer: string): Promise<void> {
       .execute(db);
   }
   await sql`insert into search_index (search_index) values ('optimize')`.execute(db);
-}
-
-/** The words function of migration 0002, over the given separator class. */
-async function makePostgresWords(db: Db, separators: string): Promise<void> {
-  await sql
-    .raw(`create or replace function daybook_search_words(scope text, value text) returns tsvector
-      language sql immutable strict parallel safe
-      as $words$ select coalesce(array_to_tsvector(array_agg(distinct scope || left(word, ${INDEXED_WORD_LENGTH}))), ''::tsvector)
-        from regexp_split_to_table(daybook_search_fold(value), '${separators}+') as word
-        where word <> '' $words$`)
-    .execute(db);
 }
 
 async function rewordPostgresRowsWithSelectors(db: Db): Promise<void> {
@@ -99,7 +76,7 @@ async function rewordPostgresRowsWithSelectors(db: Db): Promise<void> {
 
 export async function up(db: Db): Promise<void> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    await makePostgresWords(db, postgresSeparatorClass());
+    await createSearchWordsFunction(db, postgresSeparatorClass());
     await rewordPostgresRowsWithSelectors(db);
   } else {
     // Quotes and ASCII never need listing (the tokenizer splits at them already).
@@ -111,7 +88,7 @@ export async function down(db: Db): Promise<void> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     // Variation selectors back to word characters: take them out of the separator class.
     const without = postgresSeparatorClass(VARIATION_SELECTOR_RANGES);
-    await makePostgresWords(db, without);
+    await createSearchWordsFunction(db, without);
     await rewordPostgresRowsWithSelectors(db);
   } else {
     await rebuildSqliteIndex(db, PREVIOUS_TOKENIZER);
