@@ -5,14 +5,15 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { type Kysely, PostgresAdapter, SqliteAdapter, sql, type Transaction } from 'kysely';
+import { type CompiledQuery, type Kysely, PostgresAdapter, SqliteAdapter, sql, type Transaction } from 'kysely';
 import { hashApiKey } from '../services/api-keys.ts';
+import { fieldHoldingNul, NUL_RULE } from '../lib/nul.ts';
 import { createLocalDateMemo, isValidLocalDate, isValidTimezone, localNoon, parseInstant } from '../lib/time.ts';
 import { DeferredActivityUpkeep, previousActivities } from '../storage/activity-bulk.ts';
 import { type Storage, writeTransaction } from '../storage/database.ts';
 import {
-  type ActivityRow, markChangedDays, markDaysNaming, recomputeLocalDates, refreshAutoTaskCreatedAt, restampChangedDays,
-  upsertActivities,
+  type ActivityRow, activityUpsert, markChangedDays, markDaysNaming, recomputeLocalDates, refreshAutoTaskCreatedAt,
+  restampChangedDays,
 } from '../storage/activities.ts';
 import type { Database } from '../storage/schema.ts';
 import { postgresSearchWords } from '../storage/search.ts';
@@ -38,6 +39,12 @@ export interface ImportOptions {
 }
 
 const BATCH = 500;
+/**
+ * The bulk of a file: records of these types are read and checked while the batch before them
+ * is written. Any other record waits for that batch, so a batch is written with the users, zones
+ * and ids known when it was taken.
+ */
+const WRITTEN_WHILE_READ: ReadonlySet<RecordType> = new Set(['task', 'activity', 'dayComment']);
 const TASK_CACHE_LIMIT = 200_000;
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -88,11 +95,19 @@ class ImportSession {
   private activitiesWritten = false;
   /** SQLite: search index and rollups caught up set-wise while activities are written. */
   private deferred: DeferredActivityUpkeep | null = null;
+  /**
+   * The batch being written while the next one is read (see flushBefore): it settles with null,
+   * or with the error that stopped it. At most one is under way.
+   */
+  private writing: Promise<unknown> | null = null;
+  /** Whether the database writes a batch while the next is read (PostgreSQL's own process). */
+  private readonly overlapWrites: boolean;
 
   constructor(trx: Db, now: number, onProgress?: (records: number) => void) {
     this.trx = trx;
     this.now = now;
     this.onProgress = onProgress;
+    this.overlapWrites = trx.getExecutor().adapter instanceof PostgresAdapter;
   }
 
   async loadExisting(): Promise<void> {
@@ -113,6 +128,8 @@ class ImportSession {
 
   /** Checks a record's references and queues it. `where` names the record in errors. */
   async add(type: RecordType, record: unknown, where: string): Promise<void> {
+    // What the writes read of the session (users' zones, known ids) changes only with these.
+    if (!WRITTEN_WHILE_READ.has(type)) await this.settleWriting();
     const key = recordKey(type, record);
     const keys = this.pendingKeys.get(type)!;
     if (keys.has(key)) await this.flushBefore(where);
@@ -126,15 +143,39 @@ class ImportSession {
   }
 
   /**
-   * Writes the pending records. A database error here belongs to one of the batch, not to the
-   * record that filled it: the message says so rather than blame that record.
+   * Writes the pending records. On PostgreSQL it returns while they are written, once the batch
+   * before them is: the server writes one batch while this process reads and checks the next,
+   * on two cores. Queries on the import's connection run in the order they are issued, so
+   * whatever is read after this sees the batch. A database error belongs to one of the batch,
+   * not to the record that filled it: the message says so rather than blame that record.
    */
   private async flushBefore(where: string): Promise<void> {
-    try {
-      await this.flush();
-    } catch (err) {
-      throw dbError(err, `writing the records read up to ${where}`);
-    }
+    const batches = this.takePending();
+    await this.settleWriting();
+    this.writing = this.writeBatches(batches).then(
+      () => null,
+      (err: unknown) => dbError(err, `writing the records read up to ${where}`),
+    );
+    // better-sqlite3 runs each statement on this thread: nothing to overlap.
+    if (!this.overlapWrites) await this.settleWriting();
+  }
+
+  /** Waits for the batch under way, if any, and throws its error. */
+  private async settleWriting(): Promise<void> {
+    const writing = this.writing;
+    if (!writing) return;
+    this.writing = null;
+    const err = await writing;
+    if (err) throw err;
+  }
+
+  /**
+   * Waits for the batch under way and forgets its outcome: before a failed import rolls back,
+   * none of its statements may still be on their way to the connection.
+   */
+  async quiesce(): Promise<void> {
+    await this.writing;
+    this.writing = null;
   }
 
   private refError(where: string, field: string, kind: string, id: string): never {
@@ -229,7 +270,12 @@ class ImportSession {
         checkInstant(where, 'start', a.start);
         this.requireUser(where, 'userId', a.userId);
         if (a.taskId) {
-          const task = await this.findTask(a.taskId);
+          let task = this.tasks.get(a.taskId);
+          if (!task) {
+            // Looked up in the database once the batch under way, which may hold it, is written.
+            await this.settleWriting();
+            task = await this.findTask(a.taskId);
+          }
           if (!task) this.refError(where, 'taskId', 'task', a.taskId);
           if (task.userId !== a.userId) {
             throw new ImportError(`${where}: taskId: task "${a.taskId}" belongs to another user`);
@@ -267,18 +313,36 @@ class ImportSession {
     }
   }
 
-  /** Writes every pending record, type by type in dependency order. */
+  /** Writes every pending record, after the batch under way. */
   async flush(): Promise<void> {
+    const batches = this.takePending();
+    await this.settleWriting();
+    await this.writeBatches(batches);
+  }
+
+  /**
+   * Takes the records pending now, type by type in dependency order, with the activities' rows
+   * and statement built already where they can be (every task known), so that building them
+   * does not wait for the batch under way. Records added later wait for the next batch.
+   */
+  private takePending(): PendingBatch[] {
+    const batches: PendingBatch[] = [];
     for (const type of RECORD_TYPES) {
       const records = this.pending.get(type)!;
       if (records.length === 0) continue;
       this.pending.set(type, []);
       this.pendingKeys.get(type)!.clear();
-      await this.write(type, records);
+      const rows = type === 'activity' ? this.knownActivityRows(records as ActivityRecord[]) : null;
+      batches.push({ type, records, activities: rows ? { rows, upsert: activityUpsert(this.trx, rows) } : null });
     }
+    return batches;
   }
 
-  private async write(type: RecordType, records: unknown[]): Promise<void> {
+  private async writeBatches(batches: PendingBatch[]): Promise<void> {
+    for (const batch of batches) await this.write(batch);
+  }
+
+  private async write({ type, records, activities }: PendingBatch): Promise<void> {
     if (type === 'user') {
       // A user's new zone moves their activities' local days through the triggers.
       await this.endDeferredUpkeep();
@@ -320,7 +384,7 @@ class ImportSession {
         await this.writeTasks(records as TaskRecord[]);
         break;
       case 'activity':
-        await this.writeActivities(records as ActivityRecord[]);
+        await this.writeActivities(records as ActivityRecord[], activities);
         break;
       case 'dayComment':
         await this.writeDayComments(records as DayCommentRecord[]);
@@ -485,9 +549,10 @@ class ImportSession {
         created_at_auto: eb.ref('excluded.created_at_auto'),
       })))
       .execute();
+    // The task cache is not touched here: it holds each task as last checked, which on
+    // PostgreSQL may already be a later record of it than this batch's (see flushBefore).
     for (const t of records) {
       const projectId = t.projectId ?? null;
-      this.rememberTask(t.id, t.userId, projectId);
       this.changedDays.add(`${t.userId}\u0000${t.date}`);
       if (before.has(t.id) && before.get(t.id) !== projectId) {
         // Activities without their own project follow their task's project: their days'
@@ -511,34 +576,55 @@ class ImportSession {
     }
   }
 
-  private async writeActivities(records: ActivityRecord[]): Promise<void> {
-    const rows: ActivityRow[] = [];
-    for (const a of records) {
-      const start = parseInstant(a.start);
-      const localDate = this.localDateOf(start, this.users.get(a.userId) ?? 'UTC');
-      this.changedDays.add(`${a.userId}\u0000${localDate}`);
-      const task = a.taskId ? (this.tasks.get(a.taskId) ?? (await this.findTask(a.taskId))) : undefined;
-      const taskProject = task?.projectId ?? null;
-      rows.push({
-        id: a.id,
-        user_id: a.userId,
-        start,
-        duration_minutes: a.durationMinutes ?? 5,
-        headline: a.headline,
-        description: a.description ?? null,
-        task_id: a.taskId ?? null,
-        project_id: a.projectId ?? null,
-        effective_project_id: a.projectId ?? taskProject,
-        category_id: a.categoryId ?? null,
-        local_date: localDate,
-      });
-    }
+  private async writeActivities(records: ActivityRecord[], built: PendingBatch['activities']): Promise<void> {
+    const rows = built?.rows ?? (await this.activityRows(records));
     // A replaced activity may leave its day: that day changed too.
     const previous = this.hadActivities ? await previousActivities(this.trx, rows.map((r) => r.id)) : [];
     for (const p of previous) this.changedDays.add(`${p.user_id}\u0000${p.local_date}`);
     await this.deferred?.beforeWrite(rows, previous);
-    await upsertActivities(this.trx, rows);
+    await this.trx.executeQuery(built?.upsert ?? activityUpsert(this.trx, rows));
     this.activitiesWritten = true;
+  }
+
+  /** The rows of `records`, or null when one names a task not in memory (see activityRows). */
+  private knownActivityRows(records: ActivityRecord[]): ActivityRow[] | null {
+    const projects: (string | null)[] = [];
+    for (const a of records) {
+      const task = a.taskId ? this.tasks.get(a.taskId) : undefined;
+      if (a.taskId && !task) return null;
+      projects.push(task?.projectId ?? null);
+    }
+    return records.map((a, i) => this.activityRow(a, projects[i]!));
+  }
+
+  /** The rows of `records`, looking up in the database the tasks not in memory. */
+  private async activityRows(records: ActivityRecord[]): Promise<ActivityRow[]> {
+    const rows: ActivityRow[] = [];
+    for (const a of records) {
+      const task = a.taskId ? (this.tasks.get(a.taskId) ?? (await this.findTask(a.taskId))) : undefined;
+      rows.push(this.activityRow(a, task?.projectId ?? null));
+    }
+    return rows;
+  }
+
+  /** An activity's row; `taskProject` is its task's project. Its local day has changed. */
+  private activityRow(a: ActivityRecord, taskProject: string | null): ActivityRow {
+    const start = parseInstant(a.start);
+    const localDate = this.localDateOf(start, this.users.get(a.userId) ?? 'UTC');
+    this.changedDays.add(`${a.userId}\u0000${localDate}`);
+    return {
+      id: a.id,
+      user_id: a.userId,
+      start,
+      duration_minutes: a.durationMinutes ?? 5,
+      headline: a.headline,
+      description: a.description ?? null,
+      task_id: a.taskId ?? null,
+      project_id: a.projectId ?? null,
+      effective_project_id: a.projectId ?? taskProject,
+      category_id: a.categoryId ?? null,
+      local_date: localDate,
+    };
   }
 
   private async endDeferredUpkeep(): Promise<void> {
@@ -627,6 +713,13 @@ class ImportSession {
   }
 }
 
+/** Records of one type taken for writing; for activities, their rows and statement when built already. */
+interface PendingBatch {
+  type: RecordType;
+  records: unknown[];
+  activities: { rows: ActivityRow[]; upsert: CompiledQuery } | null;
+}
+
 /**
  * Who holds each value of a unique field (e-mail, handle, key hash). A record that takes a
  * new value gives up its old one, as its upsert will in the database.
@@ -673,17 +766,25 @@ function checkInstant(where: string, field: string, value: string | undefined): 
   }
 }
 
+/** Text holding U+0000 is refused on both databases, as the API refuses it: PostgreSQL cannot store it. */
+function refuseNul(record: unknown, where: string): void {
+  const field = fieldHoldingNul(record);
+  if (field !== null) throw new ImportError(`${where}: ${field || 'record'}: ${NUL_RULE}`);
+}
+
 /** Dataset files named `.ndjson` or `.jsonl` hold one record per line; any other name, a JSON document. */
 export function isNdjson(path: string): boolean {
   return /\.(ndjson|jsonl)$/i.test(path);
 }
 
 function dbError(err: unknown, where: string): ImportError {
+  // Already placed (a batch's error names where its records end, not the record read since).
+  if (err instanceof ImportError) return err;
   const message = err instanceof Error ? err.message : String(err);
   if (/unique|duplicate key/i.test(message)) {
     return new ImportError(`${where}: conflicts with an existing record (${/email/i.test(message) ? 'email' : 'unique field'} already in use)`);
   }
-  return err instanceof ImportError ? err : new ImportError(`${where}: ${message}`);
+  return new ImportError(`${where}: ${message}`);
 }
 
 async function importJsonDocument(session: ImportSession, path: string): Promise<void> {
@@ -702,6 +803,7 @@ async function importJsonDocument(session: ImportSession, path: string): Promise
     const records = document[array] ?? [];
     for (let i = 0; i < records.length; i++) {
       const where = `${array}[${i}]`;
+      refuseNul(records[i], where);
       try {
         await session.add(type, records[i], where);
       } catch (err) {
@@ -738,6 +840,8 @@ async function importNdjson(session: ImportSession, path: string): Promise<void>
     }
     const validate = recordValidator(type as RecordType);
     if (!validate(record)) throw new ImportError(`${where} (${type}): ${describeSchemaError(validate.errors?.[0])}`);
+    // JSON can hold U+0000 only as an escape: lines without one need no walk.
+    if (line.includes('\\u0000')) refuseNul(record, `${where} (${type})`);
     try {
       await session.add(type as RecordType, record, `${where} (${type})`);
     } catch (err) {
@@ -754,14 +858,19 @@ export async function importDataset(storage: Storage, path: string, options: Imp
   // On SQLite the write lock is taken at once: see writeTransaction.
   const counts = await writeTransaction(storage, async (trx) => {
     const session = new ImportSession(trx, now, options.onProgress);
-    await session.loadExisting();
-    if (isNdjson(path)) await importNdjson(session, path);
-    else await importJsonDocument(session, path);
-    stampedAt = clock();
     try {
-      await session.finish(stampedAt);
+      await session.loadExisting();
+      if (isNdjson(path)) await importNdjson(session, path);
+      else await importJsonDocument(session, path);
+      stampedAt = clock();
+      try {
+        await session.finish(stampedAt);
+      } catch (err) {
+        throw dbError(err, path);
+      }
     } catch (err) {
-      throw dbError(err, path);
+      await session.quiesce();
+      throw err;
     }
     return session.counts;
   });

@@ -23,6 +23,7 @@ import FindMyWay from 'find-my-way';
 import AjvCompiler from '@fastify/ajv-compiler';
 import type { Config } from '../config.ts';
 import type { Storage } from '../storage/database.ts';
+import { fieldHoldingNul, NUL_RULE } from '../lib/nul.ts';
 import { registerAuth } from './auth.ts';
 import { ApiError, shown } from './errors.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -68,32 +69,8 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 
 const MAX_PARAM_LENGTH = 16 * 1024;
 
-/**
- * The path of the first string in `value` that holds U+0000 (`name`, `contributorIds[2]`,
- * `dateRange.from`; '' for `value` itself), or null. Walks without recursion: a body may nest
- * far deeper than the stack.
- */
-function fieldHoldingNul(value: unknown): string | null {
-  const pending: [unknown, string][] = [[value, '']];
-  while (pending.length > 0) {
-    const [item, path] = pending.pop()!;
-    if (typeof item === 'string') {
-      if (item.includes('\u0000')) return path;
-    } else if (Array.isArray(item)) {
-      for (let i = item.length - 1; i >= 0; i--) pending.push([item[i], `${path}[${i}]`]);
-    } else if (item !== null && typeof item === 'object') {
-      const entries = Object.entries(item);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, child] = entries[i]!;
-        pending.push([child, path ? `${path}.${key}` : key]);
-      }
-    }
-  }
-  return null;
-}
-
 /** The field is named as given, cut like any echoed input: a path may be as long as the body is deep. */
-const nulMessage = (field: string) => `${shown(field)} must not contain the NUL character (\\u0000)`;
+const nulMessage = (field: string) => `${shown(field)} ${NUL_RULE}`;
 const UNSUPPORTED_MEDIA_TYPE = 'Unsupported Media Type: send application/json';
 /** The methods routes are declared with, in the order a 405's Allow header lists them. */
 const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

@@ -64,19 +64,20 @@ const POSTGRES_UPSERT = `insert into activities (${ACTIVITY_COLUMNS.join(', ')},
     as a(${ACTIVITY_COLUMNS.join(', ')}, words)
   on conflict (id) do update set ${[...ACTIVITY_COLUMNS.slice(1), 'search_words'].map((c) => `${c} = excluded.${c}`).join(', ')}`;
 
-/** Inserts or replaces activities by id (rows must have distinct ids). */
-export async function upsertActivities(db: Db, rows: ActivityRow[]): Promise<void> {
-  if (rows.length === 0) return;
+/**
+ * The statement that inserts or replaces `rows` (at least one, distinct ids) by id, built
+ * without running it: an import builds a batch's while the database writes the one before.
+ */
+export function activityUpsert(db: Db, rows: ActivityRow[]): CompiledQuery {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     const columns: unknown[][] = ACTIVITY_COLUMNS.map((column) => rows.map((row) => row[column] ?? null));
     // The search words, computed here rather than by the database (migration 0004).
     columns.push(rows.map((row) => postgresSearchWords(row.user_id, Number(row.start), row.headline, row.description ?? null)));
-    await db.executeQuery(CompiledQuery.raw(POSTGRES_UPSERT, columns));
-    return;
+    return CompiledQuery.raw(POSTGRES_UPSERT, columns);
   }
   const parameters: unknown[] = [];
   for (const row of rows) for (const column of ACTIVITY_COLUMNS) parameters.push(row[column] ?? null);
-  await db.executeQuery(CompiledQuery.raw(activityUpsertSql(db, rows.length), parameters));
+  return CompiledQuery.raw(activityUpsertSql(db, rows.length), parameters);
 }
 
 /** Records that these users' local days changed, so summaries covering them are rebuilt. */

@@ -125,6 +125,19 @@ const BAD_RECORDS: BadRecord[] = [
     field: 'handle',
   },
   {
+    // PostgreSQL cannot store U+0000: refused on both databases, naming the field.
+    name: "the NUL character in an activity's headline",
+    type: 'activity',
+    record: { id: 'a_bad', userId: 'u_alice', start: '2026-11-19T09:00:00Z', headline: 'Deploy\u0000 notes' },
+    field: 'headline: must not contain the NUL character (\\u0000)',
+  },
+  {
+    name: "the NUL character in a user's display name",
+    type: 'user',
+    record: { id: 'u_erin', email: 'erin@example.com', name: 'Erin', displayName: 'Erin\u0000' },
+    field: 'displayName: must not contain the NUL character',
+  },
+  {
     name: 'a duplicate e-mail address',
     type: 'user',
     record: { id: 'u_erin', email: 'bob@example.com' },
