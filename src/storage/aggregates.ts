@@ -6,7 +6,8 @@
 import { type Kysely, PostgresAdapter, type SelectQueryBuilder, sql } from 'kysely';
 import { addDays, firstInstantOfLocalDay, localDateOf } from '../lib/time.ts';
 import type { Database } from './schema.ts';
-import { textRows } from './text-list.ts';
+import { fixedQuery } from './fixed-query.ts';
+import { jsonList, jsonTextRows } from './text-list.ts';
 
 export interface MinuteGroup {
   userId: string;
@@ -203,7 +204,7 @@ export async function lookupNames(
       } else missing.add(g.taskId);
     }
     if (missing.size > 0) {
-      for (const t of await db.selectFrom('tasks').$call(withIds(db, 'tasks', missing)).select(TASK_COLUMNS).execute()) {
+      for (const t of await TASKS_BY_ID.execute(db, '', [jsonList(missing)])) {
         tasks.set(t.id, t);
         if (t.projectId) taskProjects.add(t.projectId);
       }
@@ -219,18 +220,11 @@ export async function lookupNames(
 }
 
 /**
- * Projects and categories by id in one statement (one round trip): the rows of both tables as
- * one shape, told apart by `kind`.
+ * Projects and categories by id, each list one JSON parameter, in one statement (one round
+ * trip): the rows of both tables as one shape, told apart by `kind`.
  */
-async function projectsAndCategories(
-  db: Kysely<Database>,
-  projectIds: Set<string>,
-  categoryIds: Set<string>,
-): Promise<{ projects: Map<string, NamedProject>; categories: Map<string, NamedCategory> }> {
-  const projects = new Map<string, NamedProject>();
-  const categories = new Map<string, NamedCategory>();
-  if (projectIds.size === 0 && categoryIds.size === 0) return { projects, categories };
-  const rows = await db
+const NAMES = fixedQuery((db, [projectIds, categoryIds]) =>
+  db
     .selectFrom('projects')
     .$call(withIds(db, 'projects', projectIds))
     .select((eb) => [
@@ -257,8 +251,18 @@ async function projectsAndCategories(
           eb.cast<number>(sql.lit(null), 'integer').as('confidential'),
           'categories.emoji',
         ]),
-    )
-    .execute();
+    ),
+);
+
+async function projectsAndCategories(
+  db: Kysely<Database>,
+  projectIds: Set<string>,
+  categoryIds: Set<string>,
+): Promise<{ projects: Map<string, NamedProject>; categories: Map<string, NamedCategory> }> {
+  const projects = new Map<string, NamedProject>();
+  const categories = new Map<string, NamedCategory>();
+  if (projectIds.size === 0 && categoryIds.size === 0) return { projects, categories };
+  const rows = await NAMES.execute(db, '', [jsonList(projectIds), jsonList(categoryIds)]);
   for (const r of rows) {
     if (r.kind === 'c') categories.set(r.id, { id: r.id, name: r.name, emoji: r.emoji });
     else {
@@ -293,18 +297,26 @@ const TASK_COLUMNS = [
  * PostgreSQL, where a list of thousands of ids is itself slow to pass and unpack.
  */
 function tasksDatedIn(db: Kysely<Database>, userIds: string[], firstDate: string, lastDate: string) {
+  return TASKS_DATED.execute(db, String(userIds.length), [...userIds, firstDate, lastDate]);
+}
+
+/** Its shape is the number of users (values: the users, then the first and last date). */
+const TASKS_DATED = fixedQuery((db, values, shape) => {
+  const users = Number(shape);
   return db
     .selectFrom('tasks')
     .select(TASK_COLUMNS)
-    .where('tasks.user_id', 'in', userIds)
-    .where('tasks.date', '>=', firstDate)
-    .where('tasks.date', '<=', lastDate)
-    .execute();
-}
+    .where('tasks.user_id', 'in', values.slice(0, users) as string[])
+    .where('tasks.date', '>=', values[users] as string)
+    .where('tasks.date', '<=', values[users + 1] as string);
+});
+
+/** Tasks by id, the ids one JSON list (jsonList). */
+const TASKS_BY_ID = fixedQuery((db, [ids]) => db.selectFrom('tasks').$call(withIds(db, 'tasks', ids)).select(TASK_COLUMNS));
 
 /**
- * Only the rows of `table` whose id is one of `ids`, the list joined to the table as one JSON
- * parameter, so each id is looked up by the primary key as it is read. One placeholder per id
+ * Only the rows of `table` whose id is one of `ids` (a jsonList), the list joined to the table
+ * as one JSON parameter, so each id is looked up by the primary key as it is read. One placeholder per id
  * costs more to build, send and plan than the lookups; on PostgreSQL `id = any($1)` first sorts
  * the whole list under the column's collation, and a `text[]` parameter of thousands of ids is
  * slower to unpack than the same ids as JSON (45 against 10 ms for 9,000).
@@ -312,9 +324,9 @@ function tasksDatedIn(db: Kysely<Database>, userIds: string[], firstDate: string
 function withIds<QB extends SelectQueryBuilder<Database, 'projects' | 'categories' | 'tasks', object>>(
   db: Kysely<Database>,
   table: 'projects' | 'categories' | 'tasks',
-  ids: Iterable<string>,
+  ids: unknown,
 ): (query: QB) => QB {
-  const wanted = textRows(db, ids, 'wanted');
+  const wanted = jsonTextRows(db, ids, 'wanted');
   return (query) =>
     query.innerJoin(wanted as never, (join) =>
       join.onRef(sql.ref('wanted.value') as never, '=', sql.ref(`${table}.id`) as never),

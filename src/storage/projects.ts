@@ -3,6 +3,7 @@
  * named as contributors, and the last time each project was used.
  */
 import { type ExpressionBuilder, type Insertable, type Kysely, PostgresAdapter, type Selectable, sql } from 'kysely';
+import { fixedQuery } from './fixed-query.ts';
 import type { Database, ProjectsTable } from './schema.ts';
 import { textList } from './text-list.ts';
 
@@ -76,16 +77,22 @@ export async function listVisibleProjects(
   userId: string,
   options: { includeArchived: boolean; sort: ProjectSortKey },
 ): Promise<ProjectRow[]> {
-  const column = SORT_COLUMN[options.sort];
+  return (await VISIBLE_PROJECTS.execute(db, `${options.sort} ${options.includeArchived}`, [userId])).map(normalize);
+}
+
+/** Its shape is the sort key, then whether archived projects are included (value: the user). */
+const VISIBLE_PROJECTS = fixedQuery((db, [userId], shape) => {
+  const [sort, includeArchived] = shape.split(' ') as [ProjectSortKey, string];
+  const column = SORT_COLUMN[sort];
   let query = db
-    .selectFrom(selectProjects(db).where(visibleTo(userId)).as('p'))
+    .selectFrom(selectProjects(db).where(visibleTo(userId as string)).as('p'))
     .selectAll('p')
     .orderBy(sql`case when ${sql.ref(`p.${column}`)} is null then 1 else 0 end`)
     .orderBy(sql.ref(`p.${column}`), 'desc')
     .orderBy('p.id');
-  if (!options.includeArchived) query = query.where('p.archived', '=', 0);
-  return (await query.execute()).map(normalize);
-}
+  if (includeArchived !== 'true') query = query.where('p.archived', '=', 0);
+  return query;
+});
 
 export async function findProject(db: Kysely<Database>, id: string): Promise<ProjectRow | undefined> {
   const row = await selectProjects(db).where('projects.id', '=', id).executeTakeFirst();

@@ -4,8 +4,9 @@
  * Every activity query is bounded by user and start, so it runs on the (user_id, start) index
  * and never reads other users' rows.
  */
-import { type Kysely, sql } from 'kysely';
+import { CompiledQuery, type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { Storage } from './database.ts';
+import { fixedQuery } from './fixed-query.ts';
 import type { Database, UsersTable } from './schema.ts';
 
 /** The user fields a report needs to bucket and label a person's time. */
@@ -45,15 +46,19 @@ export async function dayCommentsBetween(
   toDate: string,
 ): Promise<DayComment[]> {
   if (userIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('day_comments')
-    .select(['user_id', 'date', 'comment'])
-    .where('user_id', 'in', userIds)
-    .where('date', '>=', fromDate)
-    .where('date', '<=', toDate)
-    .execute();
-  return rows.map((r) => ({ userId: r.user_id, date: r.date, comment: r.comment }));
+  return DAY_COMMENTS.execute(db, String(userIds.length), [...userIds, fromDate, toDate]);
 }
+
+/** Its shape is the number of users (values: the users, then the first and last date). */
+const DAY_COMMENTS = fixedQuery((db, values, shape) => {
+  const users = Number(shape);
+  return db
+    .selectFrom('day_comments')
+    .select(['user_id as userId', 'date', 'comment'])
+    .where('user_id', 'in', values.slice(0, users) as string[])
+    .where('date', '>=', values[users] as string)
+    .where('date', '<=', values[users + 1] as string);
+});
 
 export interface ActivityDetail {
   id: string;
@@ -130,14 +135,14 @@ export async function eachActivity(
   if (q.projectIds && q.projectIds.length === 0) return;
   const { sqlite } = storage;
   if (sqlite) {
-    const { sql: text, parameters } = activityQuery(storage.db, q, order, 'sqlite').compile();
+    const { sql: text, parameters } = activityQuery(storage.db, q, order);
     await storage.db.connection().execute(async () => {
       for (const row of sqlite.prepare(text).iterate(parameters as unknown[])) visit(row as ActivityDetail);
     });
     return;
   }
   if (q.to - q.from <= PLAIN_QUERY_RANGE_MS) {
-    for (const row of await activityQuery(storage.db, q, order, 'postgres').execute()) visit(row as ActivityDetail);
+    for (const row of (await storage.db.executeQuery(activityQuery(storage.db, q, order))).rows) visit(row as ActivityDetail);
     return;
   }
   await storage.db
@@ -145,7 +150,8 @@ export async function eachActivity(
     .setIsolationLevel('repeatable read')
     .setAccessMode('read only')
     .execute(async (trx) => {
-      await sql`declare activity_rows no scroll cursor for ${activityQuery(trx, q, order, 'postgres')}`.execute(trx);
+      const rows = activityQuery(trx, q, order);
+      await trx.executeQuery(CompiledQuery.raw(`declare activity_rows no scroll cursor for ${rows.sql}`, [...rows.parameters]));
       for (;;) {
         const { rows } = await sql<ActivityDetail>`fetch forward ${sql.lit(fetchRows)} from activity_rows`.execute(trx);
         for (const row of rows) visit(row);
@@ -155,8 +161,16 @@ export async function eachActivity(
     });
 }
 
-function activityQuery(db: Kysely<Database>, q: ActivityDetailQuery, order: ActivityOrder, dialect: Storage['dialect']) {
-  const id = dialect === 'postgres' ? sql<string>`a.id collate "C"` : sql<string>`a.id`;
+/** The statement of eachActivity (values: the user, from, to, then the projects if any). */
+function activityQuery(db: Kysely<Database>, q: ActivityDetailQuery, order: ActivityOrder) {
+  const projects = q.projectIds ?? [];
+  return ACTIVITY_ROWS.compile(db, `${order} ${q.projectIds ? projects.length : 'all'}`, [q.userId, q.from, q.to, ...projects]);
+}
+
+/** Its shape is the order, then the number of projects or `all`. */
+const ACTIVITY_ROWS = fixedQuery((db, values, shape) => {
+  const [order, projects] = shape.split(' ') as [ActivityOrder, string];
+  const id = db.getExecutor().adapter instanceof PostgresAdapter ? sql<string>`a.id collate "C"` : sql<string>`a.id`;
   // Selected under the names of ActivityDetail: the rows are handed on as they come. The task
   // title is a lookup per row rather than a join: joined, PostgreSQL hashes the whole tasks
   // table for a few thousand rows (70 ms instead of 20 on the benchmark's 90 days).
@@ -177,9 +191,9 @@ function activityQuery(db: Kysely<Database>, q: ActivityDetailQuery, order: Acti
       'c.name as categoryName',
       'c.emoji as categoryEmoji',
     ])
-    .where('a.user_id', '=', q.userId)
-    .where('a.start', '>=', q.from)
-    .where('a.start', '<', q.to);
-  if (q.projectIds) query = query.where('a.effective_project_id', 'in', q.projectIds);
+    .where('a.user_id', '=', values[0] as string)
+    .where('a.start', '>=', values[1] as number)
+    .where('a.start', '<', values[2] as number);
+  if (projects !== 'all') query = query.where('a.effective_project_id', 'in', values.slice(3) as string[]);
   return order === 'id' ? query.orderBy(id) : query.orderBy('a.start', order).orderBy(id);
-}
+});

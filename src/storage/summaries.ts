@@ -1,6 +1,7 @@
 /** Stored summaries, the facts that decide which are due, and the claim that builds each once. */
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Storage } from './database.ts';
+import { fixedQuery } from './fixed-query.ts';
 import type { Database, SummariesTable } from './schema.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -66,15 +67,18 @@ export async function latestChange(db: Db, userId: string, from: string, to: str
 }
 
 export async function findSummaryContent(db: Db, userId: string, level: Level, periodStart: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('summaries')
-    .select('content')
-    .where('user_id', '=', userId)
-    .where('level', '=', level)
-    .where('period_start', '=', periodStart)
-    .executeTakeFirst();
+  const [row] = await SUMMARY_CONTENT.execute(db, '', [userId, level, periodStart]);
   return row?.content;
 }
+
+const SUMMARY_CONTENT = fixedQuery((db, [userId, level, periodStart]) =>
+  db
+    .selectFrom('summaries')
+    .select('content')
+    .where('user_id', '=', userId as string)
+    .where('level', '=', level as Level)
+    .where('period_start', '=', periodStart as string),
+);
 
 export async function saveSummary(
   db: Db,
