@@ -1,6 +1,7 @@
 /** Write-side upkeep of activity data shared by import and account changes. */
 import { CompiledQuery, type Insertable, type Kysely, PostgresAdapter, sql, type Transaction } from 'kysely';
 import { localDateOf } from '../lib/time.ts';
+import { fixedQuery } from './fixed-query.ts';
 import type { ActivitiesTable, Database } from './schema.ts';
 import { postgresSearchWords } from './search.ts';
 import { textList } from './text-list.ts';
@@ -15,39 +16,28 @@ const ACTIVITY_COLUMNS = [
 ] as const satisfies readonly (keyof ActivitiesTable)[];
 
 // Imports write activities in batches of a few sizes; building and compiling the same upsert
-// for every batch cost more than running it, so its SQL is kept per dialect and batch size.
-const upsertSql = new WeakMap<object, Map<number, string>>();
-
-function activityUpsertSql(db: Db, rows: number): string {
-  const adapter = db.getExecutor().adapter;
-  let bySize = upsertSql.get(adapter);
-  if (!bySize) {
-    bySize = new Map();
-    upsertSql.set(adapter, bySize);
-  }
-  let text = bySize.get(rows);
-  if (text === undefined) {
-    const placeholder = Object.fromEntries(ACTIVITY_COLUMNS.map((c) => [c, null])) as unknown as ActivityRow;
-    text = db
-      .insertInto('activities')
-      .values(Array.from({ length: rows }, () => placeholder))
-      .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
-        user_id: eb.ref('excluded.user_id'),
-        start: eb.ref('excluded.start'),
-        duration_minutes: eb.ref('excluded.duration_minutes'),
-        headline: eb.ref('excluded.headline'),
-        description: eb.ref('excluded.description'),
-        task_id: eb.ref('excluded.task_id'),
-        project_id: eb.ref('excluded.project_id'),
-        effective_project_id: eb.ref('excluded.effective_project_id'),
-        category_id: eb.ref('excluded.category_id'),
-        local_date: eb.ref('excluded.local_date'),
-      })))
-      .compile().sql;
-    bySize.set(rows, text);
-  }
-  return text;
-}
+// for every batch cost more than running it, so it is a fixed query per batch size (values: the
+// rows' columns in ACTIVITY_COLUMNS order, row after row).
+const SQLITE_UPSERT = fixedQuery((db, values, shape) => {
+  const width = ACTIVITY_COLUMNS.length;
+  const rows = Array.from({ length: Number(shape) }, (_, r) =>
+    Object.fromEntries(ACTIVITY_COLUMNS.map((c, i) => [c, values[r * width + i]])) as unknown as ActivityRow);
+  return db
+    .insertInto('activities')
+    .values(rows)
+    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+      user_id: eb.ref('excluded.user_id'),
+      start: eb.ref('excluded.start'),
+      duration_minutes: eb.ref('excluded.duration_minutes'),
+      headline: eb.ref('excluded.headline'),
+      description: eb.ref('excluded.description'),
+      task_id: eb.ref('excluded.task_id'),
+      project_id: eb.ref('excluded.project_id'),
+      effective_project_id: eb.ref('excluded.effective_project_id'),
+      category_id: eb.ref('excluded.category_id'),
+      local_date: eb.ref('excluded.local_date'),
+    })));
+});
 
 /** PostgreSQL types of ACTIVITY_COLUMNS, for the arrays of the unnest upsert. */
 const POSTGRES_TYPES = ['text', 'text', 'bigint', 'double precision', 'text', 'text', 'text', 'text', 'text', 'text', 'text'];
@@ -77,7 +67,7 @@ export function activityUpsert(db: Db, rows: ActivityRow[]): CompiledQuery {
   }
   const parameters: unknown[] = [];
   for (const row of rows) for (const column of ACTIVITY_COLUMNS) parameters.push(row[column] ?? null);
-  return CompiledQuery.raw(activityUpsertSql(db, rows.length), parameters);
+  return SQLITE_UPSERT.compile(db, String(rows.length), parameters);
 }
 
 /** Records that these users' local days changed, so summaries covering them are rebuilt. */

@@ -45,13 +45,14 @@ export function fixedQuery<Row>(build: (db: Db, values: readonly unknown[], shap
     let compiled = byShape.get(shape);
     if (!compiled) {
       const placeholders = Array.from({ length: count }, (_, i) => `${PLACEHOLDER}${i}`);
+      const indexOf = new Map(placeholders.map((p, i) => [p, i]));
       const query = build(db, placeholders, shape).compile();
       const refused = () => new Error(`fixedQuery (${shape}): every value must reach the query as a parameter, unchanged`);
       const used = new Set<number>();
       const slots = query.parameters.map((p) => {
         if (typeof p !== 'string' || !p.includes(PLACEHOLDER)) return { constant: p };
-        const index = placeholders.indexOf(p);
-        if (index < 0) throw refused();
+        const index = indexOf.get(p);
+        if (index === undefined) throw refused();
         used.add(index);
         return index;
       });
