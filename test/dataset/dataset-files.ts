@@ -1,8 +1,11 @@
 /** Test support for dataset files: exports as text, JSON ↔ NDJSON, and throwaway files. */
+import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { type ExportFormat, exportDataset } from '../../src/dataset/export.ts';
 import { ARRAY_OF, RECORD_TYPES } from '../../src/dataset/schema.ts';
 import type { Storage } from '../../src/storage/database.ts';
@@ -10,8 +13,8 @@ import { EXAMPLE } from '../helper.ts';
 
 export type DatasetDocument = { version: 1 } & Record<string, unknown[] | number>;
 
-/** The whole database exported in `format`, as one string. */
-export async function exportText(storage: Storage, format: ExportFormat = 'json'): Promise<string> {
+/** Everything `write` writes to the stream it is given, as one string. */
+export async function collectText(write: (sink: Writable) => Promise<unknown>): Promise<string> {
   const chunks: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -19,8 +22,13 @@ export async function exportText(storage: Storage, format: ExportFormat = 'json'
       done();
     },
   });
-  await exportDataset(storage, sink, format);
+  await write(sink);
   return chunks.join('');
+}
+
+/** The whole database exported in `format`, as one string. */
+export function exportText(storage: Storage, format: ExportFormat = 'json'): Promise<string> {
+  return collectText((sink) => exportDataset(storage, sink, format));
 }
 
 /** A fresh copy of the example dataset, to be changed by a test. */
@@ -50,5 +58,31 @@ export function tempFiles(): { dir: string; write(name: string, content: string 
       return path;
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+// Ajv and ajv-formats are CommonJS; their class/function is the default export's `default`.
+type AjvClass = typeof import('ajv').default;
+const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvClass }).default ?? Ajv2020Module) as AjvClass;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: InstanceType<AjvClass>,
+) => void;
+
+/** A validator of whole documents and of NDJSON lines for the schema in `path`. */
+export function schemaValidator(path: string) {
+  const schema = JSON.parse(readFileSync(path, 'utf8')) as { $id: string };
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  addFormats(ajv);
+  ajv.addSchema(schema);
+  return {
+    document: (doc: unknown) => {
+      const validate = ajv.getSchema(schema.$id)!;
+      assert.ok(validate(doc), JSON.stringify(validate.errors));
+    },
+    line: (line: string) => {
+      const { type, ...record } = JSON.parse(line) as { type: string };
+      const validate = ajv.getSchema(`${schema.$id}#/$defs/${type}`)!;
+      assert.ok(validate(record), `${line}\n${JSON.stringify(validate.errors)}`);
+    },
   };
 }

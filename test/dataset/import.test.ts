@@ -1,11 +1,6 @@
 /** Import and export of the dataset format (dataset README rules 1–7) on both databases. */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import Ajv2020Module from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { sql } from 'kysely';
 import { ImportError, importDataset } from '../../src/dataset/import.ts';
 import { schemaPath } from '../../src/dataset/schema.ts';
@@ -14,11 +9,7 @@ import type { Storage } from '../../src/storage/database.ts';
 import {
   DEFAULT_NOW, DIALECTS, EXAMPLE, KEYS, call, createTestApp, createTestDatabase, forEachDialect,
 } from '../helper.ts';
-import { type DatasetDocument, exampleDocument, exportText, tempFiles, toNdjsonLines } from './dataset-files.ts';
-
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-// The contract lives beside the repository when the workspace has it; the product never needs it.
-const sharedSchemaPath = join(repoRoot, '..', 'shared', 'dataset', 'dataset.schema.json');
+import { type DatasetDocument, exampleDocument, exportText, schemaValidator, tempFiles, toNdjsonLines } from './dataset-files.ts';
 
 const now = () => DEFAULT_NOW;
 const TABLES = [
@@ -42,32 +33,6 @@ async function activityTotals(storage: Storage) {
     .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.sum<number>('duration_minutes').as('minutes')])
     .executeTakeFirstOrThrow()
     .then((r) => ({ count: Number(r.count), minutes: Number(r.minutes) }));
-}
-
-// Ajv and ajv-formats are CommonJS; their class/function is the default export's `default`.
-type AjvClass = typeof import('ajv').default;
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvClass }).default ?? Ajv2020Module) as AjvClass;
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
-  ajv: InstanceType<AjvClass>,
-) => void;
-
-/** A validator of whole documents and of NDJSON lines for the schema in `path`. */
-function schemaValidator(path: string) {
-  const schema = JSON.parse(readFileSync(path, 'utf8')) as { $id: string };
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
-  addFormats(ajv);
-  ajv.addSchema(schema);
-  return {
-    document: (doc: unknown) => {
-      const validate = ajv.getSchema(schema.$id)!;
-      assert.ok(validate(doc), JSON.stringify(validate.errors));
-    },
-    line: (line: string) => {
-      const { type, ...record } = JSON.parse(line) as { type: string };
-      const validate = ajv.getSchema(`${schema.$id}#/$defs/${type}`)!;
-      assert.ok(validate(record), `${line}\n${JSON.stringify(validate.errors)}`);
-    },
-  };
 }
 
 /** Valid changes to the example world that a bad last record must take down with it. */
@@ -422,22 +387,6 @@ forEachDialect('import', (dialect) => {
       await db.drop();
     }
   });
-
-  test('an export validates against the shared contract\'s schema', { skip: !existsSync(sharedSchemaPath) }, async () => {
-    const db = await createTestDatabase(dialect);
-    try {
-      await importDataset(db.storage, EXAMPLE, { now });
-      const validator = schemaValidator(sharedSchemaPath);
-      validator.document(JSON.parse(await exportText(db.storage, 'json')));
-      for (const line of (await exportText(db.storage, 'ndjson')).trimEnd().split('\n')) validator.line(line);
-    } finally {
-      await db.drop();
-    }
-  });
-});
-
-test('the product\'s dataset schema is the shared contract\'s', { skip: !existsSync(sharedSchemaPath) }, () => {
-  assert.equal(readFileSync(schemaPath, 'utf8'), readFileSync(sharedSchemaPath, 'utf8'));
 });
 
 test('SQLite and PostgreSQL export the example dataset byte for byte alike', { skip: DIALECTS.length < 2 }, async () => {

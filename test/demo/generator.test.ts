@@ -1,23 +1,14 @@
 /** The demo generator: deterministic, valid against the dataset schema, realistic, and lazy. */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { fileURLToPath } from 'node:url';
-import Ajv2020Module from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { RECORD_TYPES, type RecordType, recordValidator, validateDocument } from '../../src/dataset/schema.ts';
 import { demoRecords, writeDemoJson, writeDemoNdjson } from '../../src/demo/generate.ts';
 import type { DemoOptions } from '../../src/demo/workspace.ts';
 import { addDays, localDateOf, localTimeOf, offsetAt, weekdayOf } from '../../src/lib/time.ts';
 import { DEFAULT_NOW } from '../helper.ts';
-
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-// The contract beside the repository, when the workspace has it.
-const sharedSchemaPath = join(repoRoot, '..', 'shared', 'dataset', 'dataset.schema.json');
 
 const OPTIONS: DemoOptions = { users: 8, days: 28, seed: '7', now: DEFAULT_NOW };
 
@@ -81,16 +72,6 @@ test('the JSON document validates against the product\'s dataset schema, and eve
     const validate = recordValidator(type);
     assert.ok(validate(record), `${type}: ${JSON.stringify(validate.errors)}`);
   }
-});
-
-test('the JSON document validates against the shared contract\'s schema', { skip: !existsSync(sharedSchemaPath) }, async () => {
-  type AjvClass = typeof import('ajv').default;
-  const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvClass }).default ?? Ajv2020Module) as AjvClass;
-  const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: InstanceType<AjvClass>) => void;
-  const ajv = new Ajv2020({ strict: false });
-  addFormats(ajv);
-  const validate = ajv.compile(JSON.parse(readFileSync(sharedSchemaPath, 'utf8')));
-  assert.ok(validate(JSON.parse(await jsonDocument(OPTIONS))), JSON.stringify(validate.errors));
 });
 
 test('NDJSON records refer only to records on earlier lines', async () => {
