@@ -10,7 +10,8 @@ import { describe } from 'node:test';
 import pg from 'pg';
 import { type Config, loadConfig } from '../src/config.ts';
 import { importDataset } from '../src/dataset/import.ts';
-import { type App, buildApp } from '../src/http/app.ts';
+import { buildApp } from '../src/http/app.ts';
+import type { App } from '../src/http/types.ts';
 import { MemoryRateLimiter, type RateLimiter } from '../src/http/rate-limit.ts';
 import { type Dialect, migrate, openStorage, type Storage } from '../src/storage/database.ts';
 

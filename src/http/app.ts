@@ -9,44 +9,16 @@ import type { Duplex } from 'node:stream';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type FastifyServerOptions,
-  type RawReplyDefaultExpression,
-  type RawRequestDefaultExpression,
-  type RawServerDefault,
-} from 'fastify';
+import Fastify, { type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import FindMyWay from 'find-my-way';
 import AjvCompiler from '@fastify/ajv-compiler';
-import type { Config } from '../config.ts';
-import type { Storage } from '../storage/database.ts';
 import { fieldHoldingNul, NUL_RULE } from '../lib/nul.ts';
 import { registerAuth } from './auth.ts';
-import { ApiError, shown } from './errors.ts';
+import type { App, AppDeps, RouteModule } from './types.ts';
+import { ApiError, shown } from '../errors.ts';
 import { registerOpenApi } from './openapi.ts';
 import { describeValidationError } from './validation.ts';
-import type { RateLimiter } from './rate-limit.ts';
 
-export interface AppDeps {
-  storage: Storage;
-  config: Config;
-  rateLimiter: RateLimiter;
-  /** The clock; tests pin it. */
-  now: () => number;
-}
-
-export type App = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
-
-export type RouteModule = (app: App, deps: AppDeps) => void | Promise<void>;
 
 export const BODY_LIMIT = 1024 * 1024;
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;

@@ -5,9 +5,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type KeyWithUser, type UserRow, findKeyByHash, touchKey } from '../storage/accounts.ts';
 import { hashApiKey } from '../services/api-keys.ts';
-import { type Viewer, loadViewer } from '../services/project-access.ts';
+import { type Viewer, loadViewer } from '../services/projects/access.ts';
 import { type Scope, grants } from '../services/scopes.ts';
-import type { App, AppDeps } from './app.ts';
+import type { App, AppDeps } from './types.ts';
 import type { RateLimitResult } from './rate-limit.ts';
 
 export interface AuthContext {

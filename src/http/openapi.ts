@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { SCOPES, type Scope, grants } from '../services/scopes.ts';
-import type { App } from './app.ts';
+import type { App } from './types.ts';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 

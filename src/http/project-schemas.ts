@@ -4,7 +4,7 @@
  * here and checked by the project services, so the caller gets the spec's message.
  */
 import Type from 'typebox';
-import { DESCRIPTION_MAX, NAME_MAX, PROJECT_COLORS } from '../services/project-fields.ts';
+import { DESCRIPTION_MAX, NAME_MAX, PROJECT_COLORS } from '../services/projects/fields.ts';
 
 const Instant = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
 const NullableString = Type.Union([Type.Null(), Type.String()]);

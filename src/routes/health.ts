@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { RouteModule } from '../http/app.ts';
+import type { RouteModule } from '../http/types.ts';
 
 /** How long /readyz waits for the database's answer. */
 const READY_TIMEOUT_MS = 2000;

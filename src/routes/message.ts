@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { RouteModule } from '../http/app.ts';
+import type { RouteModule } from '../http/types.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { UserRow } from '../storage/accounts.ts';
 import { FORMATS, type MessageParams, readMessage } from '../services/summaries/message.ts';

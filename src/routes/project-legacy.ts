@@ -1,7 +1,7 @@
-import type { RouteModule } from '../http/app.ts';
+import type { RouteModule } from '../http/types.ts';
 import { LegacyProjectBody, LegacyResponse } from '../http/project-schemas.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { runLegacyOperation } from '../services/project-legacy.ts';
+import { runLegacyOperation } from '../services/projects/legacy.ts';
 
 const legacyProjectRoutes: RouteModule = (app, deps) => {
   app.post(

@@ -1,5 +1,5 @@
-import type { RouteModule } from '../http/app.ts';
-import { forbidden } from '../http/errors.ts';
+import type { RouteModule } from '../http/types.ts';
+import { forbidden } from '../errors.ts';
 import {
   ProjectCreateBody,
   ProjectIdParams,
@@ -9,8 +9,8 @@ import {
   ProjectUpdateBody,
 } from '../http/project-schemas.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { DELETE_REFUSED } from '../services/project-legacy.ts';
-import { createProject, getProject, listProjects, type ProjectContext, updateProject } from '../services/projects.ts';
+import { DELETE_REFUSED } from '../services/projects/legacy.ts';
+import { createProject, getProject, listProjects, type ProjectContext, updateProject } from '../services/projects/commands.ts';
 
 const projectRoutes: RouteModule = (app, deps) => {
   const context = (request: { auth: { user: ProjectContext['user'] } }): ProjectContext => ({

@@ -1,12 +1,12 @@
 import { Readable } from 'node:stream';
 import type { Static } from 'typebox';
-import type { RouteModule } from '../http/app.ts';
+import type { RouteModule } from '../http/types.ts';
 import { ReportBody, ReportResponse } from '../http/report-schemas.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { buildReport } from '../services/report.ts';
-import { EncodedReport } from '../services/report-activity.ts';
-import { parseReportRequest } from '../services/report-request.ts';
-import { ReportWorkers, isLargeReport } from '../services/report-workers.ts';
+import { buildReport } from '../services/reports/report.ts';
+import { EncodedReport } from '../services/reports/activity.ts';
+import { parseReportRequest } from '../services/reports/request.ts';
+import { ReportWorkers, isLargeReport } from '../services/reports/workers.ts';
 
 const description = [
   'Rows cover activities whose start lies in [dateRange.from, dateRange.to) (Unix ms). A missing or empty body means',

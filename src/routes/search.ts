@@ -1,7 +1,7 @@
 import Type from 'typebox';
-import type { RouteModule } from '../http/app.ts';
+import type { RouteModule } from '../http/types.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { searchHistory } from '../services/search.ts';
+import { searchHistory } from '../services/search/search.ts';
 
 const SearchBody = Type.Object(
   {

@@ -18,7 +18,7 @@ const SORT_COLUMN = { createdAt: 'created_at', updatedAt: 'updated_at', usedAt: 
 
 /**
  * decisions §3.1 as SQL: the user's own personal projects and every project of a team in
- * which the user has an active membership. `canSeeProject` (services/project-access.ts) is
+ * which the user has an active membership. `canSeeProject` (services/projects/access.ts) is
  * the same rule for one loaded project.
  */
 function visibleTo(userId: string) {

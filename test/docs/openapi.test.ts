@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { OPENAPI_FILE, formatOpenApi } from '../../scripts/openapi.ts';
-import type { App } from '../../src/http/app.ts';
+import type { App } from '../../src/http/types.ts';
 import { SCOPES } from '../../src/services/scopes.ts';
 import { type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
 

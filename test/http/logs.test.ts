@@ -9,7 +9,8 @@ import { after, before, test } from 'node:test';
 import type { FastifyLoggerOptions } from 'fastify';
 import { loadConfig } from '../../src/config.ts';
 import { importDataset } from '../../src/dataset/import.ts';
-import { type App, buildApp, loggerOptions } from '../../src/http/app.ts';
+import { buildApp, loggerOptions } from '../../src/http/app.ts';
+import type { App } from '../../src/http/types.ts';
 import { MemoryRateLimiter } from '../../src/http/rate-limit.ts';
 import { DEFAULT_NOW, EXAMPLE, KEYS, type TestDatabase, call, createTestDatabase, forEachDialect } from '../helper.ts';
 

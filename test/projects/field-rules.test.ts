@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { PROJECT_COLORS } from '../../src/services/project-fields.ts';
+import { PROJECT_COLORS } from '../../src/services/projects/fields.ts';
 import { DEFAULT_NOW, type TestApp, call, forEachDialect } from '../helper.ts';
 import { PROJECT_KEYS as K, createProjectVia, createProjectsApp } from './world.ts';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { importDataset } from '../../src/dataset/import.ts';
-import { canSeeProject, mayLogTime, type Viewer } from '../../src/services/project-access.ts';
+import { canSeeProject, mayLogTime, type Viewer } from '../../src/services/projects/access.ts';
 import { DEFAULT_NOW, KEYS, call, createTestApp, forEachDialect } from '../helper.ts';
 
 const member = (userId: string, ...teams: string[]): Viewer => ({ userId, activeTeamIds: new Set(teams) });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import { importDataset } from '../../src/dataset/import.ts';
-import { canSeeProject, loadViewer, visibleProjectIds } from '../../src/services/project-access.ts';
+import { canSeeProject, loadViewer, visibleProjectIds } from '../../src/services/projects/access.ts';
 import { DEFAULT_NOW, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
 
 const USERS = 4;

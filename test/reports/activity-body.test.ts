@@ -1,6 +1,6 @@
 /**
  * Activity-level reports are read from the database already in response order and written
- * straight into UTF-8 chunks (services/report-activity.ts). Their body must be byte for byte
+ * straight into UTF-8 chunks (services/reports/activity.ts). Their body must be byte for byte
  * what the plain way gives: every row read at once, built as an object, sorted in JS and the
  * envelope passed to JSON.stringify (the implementation this one replaced, kept here as the
  * model). Rows here carry emoji, quotes, backslashes, control characters, U+2028, lone
@@ -16,9 +16,9 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { Utf8Chunks } from '../../src/lib/utf8-chunks.ts';
 import { localTimeOf } from '../../src/lib/time.ts';
-import { encodeActivityReport } from '../../src/services/report-activity.ts';
-import { type ReportBody, parseReportRequest } from '../../src/services/report-request.ts';
-import type { ActivityRow } from '../../src/services/report-rows.ts';
+import { encodeActivityReport } from '../../src/services/reports/activity.ts';
+import { type ReportBody, parseReportRequest } from '../../src/services/reports/request.ts';
+import type { ActivityRow } from '../../src/services/reports/rows.ts';
 import { migrate, openStorage, type Storage } from '../../src/storage/database.ts';
 import {
   DEFAULT_NOW, DIALECTS, EXAMPLE, KEYS, PG_ADMIN_URL, type TestApp, type TestDatabase, call, createTestApp, forEachDialect,

@@ -16,7 +16,7 @@ import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { importDataset } from '../../src/dataset/import.ts';
-import { cleanMinutes } from '../../src/services/report-tally.ts';
+import { cleanMinutes } from '../../src/services/reports/tally.ts';
 import { recomputeLocalDates } from '../../src/storage/activities.ts';
 import { type MinuteGroup, sumMinutes } from '../../src/storage/aggregates.ts';
 import type { Storage } from '../../src/storage/database.ts';

@@ -1,5 +1,5 @@
 /**
- * Large reports built on worker threads (services/report-workers.ts) answer exactly what the
+ * Large reports built on worker threads (services/reports/workers.ts) answer exactly what the
  * server's own thread answers — the same bytes, the same errors — on a database file or
  * PostgreSQL, and a worker that cannot build a report costs that request a 500, not the server.
  */
@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { importDataset } from '../../src/dataset/import.ts';
-import { type ReportBody, parseReportRequest } from '../../src/services/report-request.ts';
-import { isLargeReport } from '../../src/services/report-workers.ts';
+import { type ReportBody, parseReportRequest } from '../../src/services/reports/request.ts';
+import { isLargeReport } from '../../src/services/reports/workers.ts';
 import { type Dialect, migrate, openStorage } from '../../src/storage/database.ts';
 import { DEFAULT_NOW, EXAMPLE, KEYS, type TestApp, type TestDatabase, createTestApp, createTestDatabase, forEachDialect } from '../helper.ts';
 

@@ -1,6 +1,6 @@
 /** Shared by the summary tests: generation with a pinned clock, and /message with validation. */
 import { join } from 'node:path';
-import type { App } from '../../src/http/app.ts';
+import type { App } from '../../src/http/types.ts';
 import { type GenerateOptions, type GenerateStats, generateSummaries } from '../../src/services/summaries/generate.ts';
 import type { Storage } from '../../src/storage/database.ts';
 import { call, fixturesDir } from '../helper.ts';

@@ -8,7 +8,7 @@ import { addDays, firstInstantOfLocalDay } from '../../lib/time.ts';
 import type { UserRow } from '../../storage/accounts.ts';
 import { type MinuteGroup, lookupNames, sumMinutes } from '../../storage/aggregates.ts';
 import type { Database } from '../../storage/schema.ts';
-import { cleanMinutes } from '../report-tally.ts';
+import { cleanMinutes } from '../reports/tally.ts';
 import { dayCommentsBetween } from '../../storage/summaries.ts';
 import { type Period, previousPeriod } from './periods.ts';
 import type { Summary, SummaryCategory, SummaryEntry, SummaryTask } from './summary.ts';

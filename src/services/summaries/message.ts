@@ -3,7 +3,7 @@
  * format (decisions §5). A lookup plus rendering; summaries are built by the generator.
  */
 import type { Kysely } from 'kysely';
-import { ApiError, shown } from '../../http/errors.ts';
+import { ApiError, shown } from '../../errors.ts';
 import { addDays, isValidLocalDate, localDateOf } from '../../lib/time.ts';
 import { displayNameOf, type UserRow } from '../../storage/accounts.ts';
 import type { Database } from '../../storage/schema.ts';

@@ -4,9 +4,9 @@
  * consecutive words, and the order is: title/headline matches first, then a BM25-like score,
  * then newest first.
  */
-import { type Word, wordsOf } from '../lib/search-text.ts';
-import type { SearchDocument } from '../storage/search.ts';
-import type { SearchTerm } from './search-query.ts';
+import { type Word, wordsOf } from '../../lib/search-text.ts';
+import type { SearchDocument } from '../../storage/search.ts';
+import type { SearchTerm } from './query.ts';
 
 /** BM25 term-frequency saturation and length normalisation. */
 const K1 = 1.2;

@@ -2,11 +2,11 @@
  * Week rows (decisions §4.5): each person's local weeks, by their own week start, that lie
  * wholly inside the range and hold tracked time. Partial weeks at the edges are dropped.
  */
-import { addDays, firstInstantOfLocalDay, weekStartOf } from '../lib/time.ts';
-import type { MinuteGroup } from '../storage/aggregates.ts';
-import { type ReportContext, type TimedRow, ownerFields, personalId } from './report-context.ts';
-import { TimeBucket, percentOfTarget } from './report-tally.ts';
-import type { WeekRow } from './report-rows.ts';
+import { addDays, firstInstantOfLocalDay, weekStartOf } from '../../lib/time.ts';
+import type { MinuteGroup } from '../../storage/aggregates.ts';
+import { type ReportContext, type TimedRow, ownerFields, personalId } from './context.ts';
+import { TimeBucket, percentOfTarget } from './tally.ts';
+import type { WeekRow } from './rows.ts';
 
 const WORKDAYS_PER_WEEK = 5;
 

@@ -3,9 +3,9 @@
  * any mix, resolved to user ids that are all active members of the project's team.
  */
 import type { Kysely } from 'kysely';
-import { badRequest, shown } from '../http/errors.ts';
-import { activeMemberIds, type UserRef, usersMatching } from '../storage/projects.ts';
-import type { Database } from '../storage/schema.ts';
+import { badRequest, shown } from '../../errors.ts';
+import { activeMemberIds, type UserRef, usersMatching } from '../../storage/projects.ts';
+import type { Database } from '../../storage/schema.ts';
 
 export const CONTRIBUTORS_SHAPE_ERROR =
   'contributorIds must be null or an array of user ids, handles, or email addresses';

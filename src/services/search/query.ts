@@ -3,10 +3,10 @@
  * query text as search terms (decisions §6.2). Every message names the field; the body is
  * checked here rather than by a schema because the contract words these messages exactly.
  */
-import { ApiError, shown } from '../http/errors.ts';
-import { isBlank } from '../lib/blank.ts';
-import { wordsOf } from '../lib/search-text.ts';
-import type { SearchSource } from '../storage/search.ts';
+import { ApiError, shown } from '../../errors.ts';
+import { isBlank } from '../../lib/blank.ts';
+import { wordsOf } from '../../lib/search-text.ts';
+import type { SearchSource } from '../../storage/search.ts';
 
 export const MAX_QUERY_LENGTH = 100;
 export const DEFAULT_LIMIT = 20;

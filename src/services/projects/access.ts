@@ -3,10 +3,10 @@
  * ask these functions, so the rule of decisions §3.1 has one home.
  */
 import type { Kysely } from 'kysely';
-import { activeTeamIds } from '../storage/accounts.ts';
-import type { Database } from '../storage/schema.ts';
+import { activeTeamIds } from '../../storage/accounts.ts';
+import type { Database } from '../../storage/schema.ts';
 
-export { visibleProjectIds } from '../storage/projects.ts';
+export { visibleProjectIds } from '../../storage/projects.ts';
 
 /** A user together with the teams in which it is an active member. */
 export interface Viewer {

@@ -3,11 +3,11 @@
  * member's hidden tasks become one row per member and task date (`task:hidden:<date>:<userId>`).
  * Time without a task is in no task row.
  */
-import type { MinuteGroup } from '../storage/aggregates.ts';
-import { type ReportContext, type TimedRow, ownerFields } from './report-context.ts';
-import type { Label, TaskLabel } from './report-labels.ts';
-import { Tally, cleanMinutes } from './report-tally.ts';
-import type { TaskRow } from './report-rows.ts';
+import type { MinuteGroup } from '../../storage/aggregates.ts';
+import { type ReportContext, type TimedRow, ownerFields } from './context.ts';
+import type { Label, TaskLabel } from './labels.ts';
+import { Tally, cleanMinutes } from './tally.ts';
+import type { TaskRow } from './rows.ts';
 
 interface TaskEntry {
   id: string;

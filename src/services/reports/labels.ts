@@ -4,8 +4,8 @@
  * read `Other`, tasks that are not visible or belong to a confidential project read
  * `Hidden task`, and the ids of masked things are null. The caller's own rows are never masked.
  */
-import type { NamedCategory, NamedProject, NamedTask } from '../storage/aggregates.ts';
-import { type Viewer, canSeeProject } from './project-access.ts';
+import type { NamedCategory, NamedProject, NamedTask } from '../../storage/aggregates.ts';
+import { type Viewer, canSeeProject } from '../projects/access.ts';
 
 export const MASKED_PROJECT = 'Other';
 export const HIDDEN_TASK = 'Hidden task';

@@ -3,8 +3,8 @@
  * colors and the fields a route may not change. Both `/projects` and `/project` normalize their
  * bodies into `ProjectInput`; `undefined` always means "not sent".
  */
-import { badRequest } from '../http/errors.ts';
-import { isBlank } from '../lib/blank.ts';
+import { badRequest } from '../../errors.ts';
+import { isBlank } from '../../lib/blank.ts';
 
 export interface ProjectInput {
   name?: string | null;

@@ -3,12 +3,12 @@
  * connection and hands back their bytes without copying them.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { ApiError } from '../http/errors.ts';
-import { openStorage } from '../storage/database.ts';
+import { ApiError } from '../../errors.ts';
+import { openStorage } from '../../storage/database.ts';
 import { buildReport } from './report.ts';
-import { EncodedReport } from './report-activity.ts';
-import { parseReportRequest } from './report-request.ts';
-import type { ReportJob, WorkerAnswer } from './report-workers.ts';
+import { EncodedReport } from './activity.ts';
+import { parseReportRequest } from './request.ts';
+import type { ReportJob, WorkerAnswer } from './workers.ts';
 
 const storage = openStorage((workerData as { databaseUrl: string }).databaseUrl);
 

@@ -2,9 +2,9 @@
  * Where a project lives: its team and portfolio, named by id or by exact display name
  * (decisions §3.3), and the rule that a portfolio holds only projects of its own scope.
  */
-import { badRequest, shown } from '../http/errors.ts';
-import { isBlank } from '../lib/blank.ts';
-import type { PortfolioRef, TeamRef } from '../storage/projects.ts';
+import { badRequest, shown } from '../../errors.ts';
+import { isBlank } from '../../lib/blank.ts';
+import type { PortfolioRef, TeamRef } from '../../storage/projects.ts';
 
 /** An id matches first; otherwise the trimmed value must equal a name exactly (case-sensitive). */
 function findByIdOrName<T extends { id: string; name: string }>(value: string, candidates: readonly T[]): T | undefined {

@@ -4,7 +4,7 @@
  * Field types are checked earlier by the route's schema; these are the rules a schema cannot
  * say, with messages that name the field.
  */
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../../errors.ts';
 
 export const DAY_MS = 86_400_000;
 /** Longest range per level, in days of 24 hours. */

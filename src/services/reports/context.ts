@@ -3,12 +3,12 @@
  * labels (with the privacy rules), and the team additions of decisions §4.8 (ids gain the user,
  * rows carry `user` and `user_email`).
  */
-import { displayNameOf } from '../storage/accounts.ts';
-import type { ReportUser } from '../storage/reports.ts';
-import type { ReportLabels } from './report-labels.ts';
-import type { ReportRequest } from './report-request.ts';
-import type { ReportRow } from './report-rows.ts';
-import { compareText } from './report-tally.ts';
+import { displayNameOf } from '../../storage/accounts.ts';
+import type { ReportUser } from '../../storage/reports.ts';
+import type { ReportLabels } from './labels.ts';
+import type { ReportRequest } from './request.ts';
+import type { ReportRow } from './rows.ts';
+import { compareText } from './tally.ts';
 
 export interface ReportContext {
   request: ReportRequest;

@@ -1,10 +1,10 @@
 /** Day rows (decisions §4.2): one per person and local date with tracked time or a day comment. */
-import { localDateOf } from '../lib/time.ts';
-import type { MinuteGroup } from '../storage/aggregates.ts';
-import type { DayComment } from '../storage/reports.ts';
-import { type ReportContext, type TimedRow, ownerFields, personalId } from './report-context.ts';
-import { TimeBucket, percentOfTarget } from './report-tally.ts';
-import type { DayRow } from './report-rows.ts';
+import { localDateOf } from '../../lib/time.ts';
+import type { MinuteGroup } from '../../storage/aggregates.ts';
+import type { DayComment } from '../../storage/reports.ts';
+import { type ReportContext, type TimedRow, ownerFields, personalId } from './context.ts';
+import { TimeBucket, percentOfTarget } from './tally.ts';
+import type { DayRow } from './rows.ts';
 
 interface Day {
   userId: string;

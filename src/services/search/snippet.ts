@@ -2,7 +2,7 @@
  * The snippet of a search result (decisions §6.4): at most 200 characters of the best-matching
  * field, cut at word boundaries around the first match, with `…` where text was left out.
  */
-import type { FieldMatch } from './search-ranking.ts';
+import type { FieldMatch } from './ranking.ts';
 
 export const SNIPPET_LENGTH = 200;
 /** How much text before the match stays in view. */

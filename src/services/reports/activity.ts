@@ -7,12 +7,12 @@
  * straight into UTF-8 Buffer chunks, so a request holds neither its rows as objects nor its body
  * as one string: the V8 heap sees one row at a time, and the body lives outside it.
  */
-import { Utf8Chunks } from '../lib/utf8-chunks.ts';
-import { localTimeFormatter, offsetAt } from '../lib/time.ts';
-import type { Storage } from '../storage/database.ts';
-import { type ActivityDetail, type ActivityOrder, eachActivity } from '../storage/reports.ts';
-import type { ReportRequest } from './report-request.ts';
-import type { ActivityRow } from './report-rows.ts';
+import { Utf8Chunks } from '../../lib/utf8-chunks.ts';
+import { localTimeFormatter, offsetAt } from '../../lib/time.ts';
+import type { Storage } from '../../storage/database.ts';
+import { type ActivityDetail, type ActivityOrder, eachActivity } from '../../storage/reports.ts';
+import type { ReportRequest } from './request.ts';
+import type { ActivityRow } from './rows.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -3,11 +3,11 @@
  * operation maps onto the same project commands as `/projects`; only the request conventions
  * (`""` clears, `archived` on list and archive) and the success shapes are its own.
  */
-import { badRequest, forbidden } from '../http/errors.ts';
-import { isBlank } from '../lib/blank.ts';
-import { checkLegacyColorLength, type ProjectInput } from './project-fields.ts';
-import type { ProjectView } from './project-presenter.ts';
-import { createProject, listProjects, type ProjectContext, updateProject } from './projects.ts';
+import { badRequest, forbidden } from '../../errors.ts';
+import { isBlank } from '../../lib/blank.ts';
+import { checkLegacyColorLength, type ProjectInput } from './fields.ts';
+import type { ProjectView } from './presenter.ts';
+import { createProject, listProjects, type ProjectContext, updateProject } from './commands.ts';
 
 export const LEGACY_OPERATIONS = ['list', 'create', 'update', 'delete', 'archive'] as const;
 

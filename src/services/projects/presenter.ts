@@ -1,6 +1,6 @@
 /** A stored project as the API shows it (the Project resource of the spec, camelCase). */
-import { toIso } from '../lib/time.ts';
-import type { ProjectRow } from '../storage/projects.ts';
+import { toIso } from '../../lib/time.ts';
+import type { ProjectRow } from '../../storage/projects.ts';
 
 export interface ProjectView {
   id: string;

@@ -2,11 +2,11 @@
  * POST /search: the caller's own tasks and activities of the last `days` × 24 hours that match
  * the query, ranked, with snippets and the summary sentence (decisions §6).
  */
-import type { Storage } from '../storage/database.ts';
-import { type SearchSource, findSearchCandidates } from '../storage/search.ts';
-import { parseSearchRequest, parseTerms, wordsOfTerms } from './search-query.ts';
-import { type RankedDocument, rankDocuments } from './search-ranking.ts';
-import { bestField, buildSnippet } from './search-snippet.ts';
+import type { Storage } from '../../storage/database.ts';
+import { type SearchSource, findSearchCandidates } from '../../storage/search.ts';
+import { parseSearchRequest, parseTerms, wordsOfTerms } from './query.ts';
+import { type RankedDocument, rankDocuments } from './ranking.ts';
+import { bestField, buildSnippet } from './snippet.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -2,8 +2,8 @@
  * Adding up minutes for report rows: the `{name, minutes}` lists of day, week and task rows
  * (decisions §4.2: minutes descending, then name) and the exact `duration_relative`.
  */
-import type { MinuteGroup } from '../storage/aggregates.ts';
-import type { Label, ReportLabels } from './report-labels.ts';
+import type { MinuteGroup } from '../../storage/aggregates.ts';
+import type { Label, ReportLabels } from './labels.ts';
 
 export interface NamedMinutes {
   name: string;

@@ -5,10 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { notFound } from '../http/errors.ts';
-import { localDateOf } from '../lib/time.ts';
-import type { UserRow } from '../storage/accounts.ts';
-import { markDaysNaming, restampChangedDays } from '../storage/activities.ts';
+import { notFound } from '../../errors.ts';
+import { localDateOf } from '../../lib/time.ts';
+import type { UserRow } from '../../storage/accounts.ts';
+import { markDaysNaming, restampChangedDays } from '../../storage/activities.ts';
 import {
   activeTeamsOf,
   findPortfolio,
@@ -22,14 +22,14 @@ import {
   type ProjectSortKey,
   portfoliosUsableBy,
   updateProject as writeProjectChanges,
-} from '../storage/projects.ts';
-import type { Database } from '../storage/schema.ts';
-import { canSeeProject, loadViewer } from './project-access.ts';
-import { checkContributorShape, resolveContributors } from './project-contributors.ts';
-import { isBlank } from '../lib/blank.ts';
-import { checkProjectInput, type ProjectInput, parseColor } from './project-fields.ts';
-import { checkPortfolioFits, isClearing, resolvePortfolio, resolveTeam } from './project-placement.ts';
-import { type ProjectView, presentProject } from './project-presenter.ts';
+} from '../../storage/projects.ts';
+import type { Database } from '../../storage/schema.ts';
+import { canSeeProject, loadViewer } from './access.ts';
+import { checkContributorShape, resolveContributors } from './contributors.ts';
+import { isBlank } from '../../lib/blank.ts';
+import { checkProjectInput, type ProjectInput, parseColor } from './fields.ts';
+import { checkPortfolioFits, isClearing, resolvePortfolio, resolveTeam } from './placement.ts';
+import { type ProjectView, presentProject } from './presenter.ts';
 
 export interface ProjectContext {
   db: Kysely<Database>;

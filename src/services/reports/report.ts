@@ -4,21 +4,21 @@
  * thousands in a long range, come as the encoded response body (report-activity.ts).
  */
 import type { Kysely } from 'kysely';
-import { ApiError, shown } from '../http/errors.ts';
-import { localDateOf } from '../lib/time.ts';
-import { lookupNames, sumMinutes } from '../storage/aggregates.ts';
-import type { Storage } from '../storage/database.ts';
-import { PLAIN_QUERY_RANGE_MS, type ReportUser, activeMembersOf, dayCommentsBetween, readSnapshot } from '../storage/reports.ts';
-import type { Database } from '../storage/schema.ts';
-import { type Viewer, visibleProjectIds } from './project-access.ts';
-import { type EncodedReport, encodeActivityReport } from './report-activity.ts';
-import { type ReportContext, sortRows } from './report-context.ts';
-import { buildDayRows } from './report-day.ts';
-import { ReportLabels } from './report-labels.ts';
-import type { ReportRequest } from './report-request.ts';
-import type { ReportRow } from './report-rows.ts';
-import { buildTaskRows } from './report-task.ts';
-import { buildWeekRows } from './report-week.ts';
+import { ApiError, shown } from '../../errors.ts';
+import { localDateOf } from '../../lib/time.ts';
+import { lookupNames, sumMinutes } from '../../storage/aggregates.ts';
+import type { Storage } from '../../storage/database.ts';
+import { PLAIN_QUERY_RANGE_MS, type ReportUser, activeMembersOf, dayCommentsBetween, readSnapshot } from '../../storage/reports.ts';
+import type { Database } from '../../storage/schema.ts';
+import { type Viewer, visibleProjectIds } from '../projects/access.ts';
+import { type EncodedReport, encodeActivityReport } from './activity.ts';
+import { type ReportContext, sortRows } from './context.ts';
+import { buildDayRows } from './day.ts';
+import { ReportLabels } from './labels.ts';
+import type { ReportRequest } from './request.ts';
+import type { ReportRow } from './rows.ts';
+import { buildTaskRows } from './task.ts';
+import { buildWeekRows } from './week.ts';
 
 export interface Report {
   rowCount: number;

@@ -1,5 +1,5 @@
 /** The rows POST /report answers with, per level (decisions §4.2–§4.5, §4.8). */
-import type { NamedMinutes } from './report-tally.ts';
+import type { NamedMinutes } from './tally.ts';
 
 /** Present in team reports only. */
 interface TeamFields {

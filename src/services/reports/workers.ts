@@ -9,10 +9,10 @@
  * more than a month. Smaller ones cost less than the hand-over.
  */
 import { Worker } from 'node:worker_threads';
-import { ApiError } from '../http/errors.ts';
-import type { UserRow } from '../storage/accounts.ts';
-import type { Viewer } from './project-access.ts';
-import { DAY_MS, type ReportBody, type ReportRequest } from './report-request.ts';
+import { ApiError } from '../../errors.ts';
+import type { UserRow } from '../../storage/accounts.ts';
+import type { Viewer } from '../projects/access.ts';
+import { DAY_MS, type ReportBody, type ReportRequest } from './request.ts';
 
 export interface ReportJob {
   caller: UserRow;
@@ -48,7 +48,7 @@ class PoolWorker {
   readonly thread: Worker;
 
   constructor(databaseUrl: string, onExit: (worker: PoolWorker) => void) {
-    this.thread = new Worker(new URL('./report-worker.ts', import.meta.url), { workerData: { databaseUrl } });
+    this.thread = new Worker(new URL('./worker.ts', import.meta.url), { workerData: { databaseUrl } });
     this.thread.on('message', (answer: WorkerAnswer) => this.settle(answer));
     this.thread.on('error', (err) => this.failAll(err));
     this.thread.on('exit', () => {

@@ -1,0 +1,30 @@
+/** The types every HTTP module shares, apart from the app that builds them (no import cycle). */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
+import type { Config } from '../config.ts';
+import type { Storage } from '../storage/database.ts';
+import type { RateLimiter } from './rate-limit.ts';
+
+export interface AppDeps {
+  storage: Storage;
+  config: Config;
+  rateLimiter: RateLimiter;
+  /** The clock; tests pin it. */
+  now: () => number;
+}
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export type RouteModule = (app: App, deps: AppDeps) => void | Promise<void>;
