@@ -6,6 +6,7 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
+import { DAY_MS } from '../../src/lib/time.ts';
 
 const USERS = [
   { id: 'u_bench_0', timezone: 'Europe/Berlin' },
@@ -19,7 +20,6 @@ const TASKS_PER_DAY = 4;
 const ACTIVITIES_PER_TASK = 24;
 const ACTIVITY_MINUTES = 5;
 const FIRST_DAY = Date.parse('2019-01-01T00:00:00Z');
-const DAY_MS = 86_400_000;
 
 /** Every record of the dataset, in file order. */
 function* records(activities: number): Generator<object> {

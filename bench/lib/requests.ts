@@ -3,8 +3,8 @@
  * in-process cost measurement (in-process.ts) so both measure the same requests.
  */
 import type { DatasetFacts } from '../dataset.ts';
+import { DAY_MS } from '../../src/lib/time.ts';
 
-export const DAY_MS = 86_400_000;
 
 export interface LoadRequest {
   method?: 'GET' | 'POST';

@@ -4,7 +4,7 @@
  */
 import { DateTime, IANAZone } from 'luxon';
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 // Every UTC offset change in the tz database happens on a quarter hour, so the offset is
 // constant inside each UTC quarter-hour bucket.
 const BUCKET_MS = 15 * 60_000;

@@ -38,7 +38,7 @@ export interface DayComment {
   comment: string;
 }
 
-/** Day comments of the users on local dates in [fromDate, toDate] (inclusive). */
+/** Day comments of the users on local dates in [fromDate, toDate] (inclusive), by date. */
 export async function dayCommentsBetween(
   db: Kysely<Database>,
   userIds: string[],
@@ -57,7 +57,9 @@ const DAY_COMMENTS = fixedQuery((db, values, shape) => {
     .select(['user_id as userId', 'date', 'comment'])
     .where('user_id', 'in', values.slice(0, users) as string[])
     .where('date', '>=', values[users] as string)
-    .where('date', '<=', values[users + 1] as string);
+    .where('date', '<=', values[users + 1] as string)
+    .orderBy('date')
+    .orderBy('user_id');
 });
 
 export interface ActivityDetail {

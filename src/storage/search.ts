@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { indexedWordsOf } from '../lib/search-text.ts';
 import type { Storage } from './database.ts';
+import { DAY_MS } from '../lib/time.ts';
 
 export type SearchSource = 'tasks' | 'activity';
 
@@ -80,7 +81,6 @@ function candidateColumns(source: SearchSource) {
         (select c.emoji from categories c where c.id = r.category_id) as category_emoji`);
 }
 
-const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
 
 /**

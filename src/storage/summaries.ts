@@ -109,18 +109,6 @@ export async function deleteSummary(db: Db, userId: string, level: Level, period
     .execute();
 }
 
-/** The user's day comments with dates in [from, to], by date. */
-export async function dayCommentsBetween(db: Db, userId: string, from: string, to: string): Promise<{ date: string; comment: string }[]> {
-  return db
-    .selectFrom('day_comments')
-    .select(['date', 'comment'])
-    .where('user_id', '=', userId)
-    .where('date', '>=', from)
-    .where('date', '<=', to)
-    .orderBy('date')
-    .execute();
-}
-
 /**
  * Runs `build` in a transaction that holds the claim on `key`, or returns `{ claimed: false }`
  * when another process holds it. On PostgreSQL the claim is a transaction-scoped advisory lock,

@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { importDataset } from '../../src/dataset/import.ts';
 import { DEFAULT_NOW, type TestApp, call, createTestApp, fixturesDir, forEachDialect } from '../helper.ts';
+import { DAY_MS } from '../../src/lib/time.ts';
 
 const RANKING = join(fixturesDir, 'search-ranking.json');
 const REIMPORT = join(fixturesDir, 'search-reimport.ndjson');
 const RITA = 'dbk_search_rank_0123456789abcdef0';
 const TOM = 'dbk_search_twin_0123456789abcdef0';
-const DAY_MS = 86_400_000;
 
 async function ids(t: TestApp, body: Record<string, unknown>, key = RITA): Promise<string[]> {
   const res = await call(t.app, 'POST', '/search', { key, body });

@@ -8,13 +8,12 @@
  * as one string: the V8 heap sees one row at a time, and the body lives outside it.
  */
 import { Utf8Chunks } from '../../lib/utf8-chunks.ts';
-import { localTimeFormatter, offsetAt } from '../../lib/time.ts';
+import { DAY_MS, localTimeFormatter, offsetAt } from '../../lib/time.ts';
 import type { Storage } from '../../storage/database.ts';
 import { type ActivityDetail, type ActivityOrder, eachActivity } from '../../storage/reports.ts';
 import type { ReportRequest } from './request.ts';
 import type { ActivityRow } from './rows.ts';
 
-const DAY_MS = 86_400_000;
 
 /** A whole response body, `{"success":true,"rowCount":N,"rows":[…]}`, encoded as UTF-8. */
 export class EncodedReport {

@@ -5,8 +5,8 @@
  * say, with messages that name the field.
  */
 import { ApiError } from '../../errors.ts';
+import { DAY_MS } from '../../lib/time.ts';
 
-export const DAY_MS = 86_400_000;
 /** Longest range per level, in days of 24 hours. */
 export const RANGE_LIMIT_DAYS = { activity: 90, day: 365, task: 365, week: 365 } as const;
 

@@ -12,7 +12,8 @@ import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../errors.ts';
 import type { UserRow } from '../../storage/accounts.ts';
 import type { Viewer } from '../projects/access.ts';
-import { DAY_MS, type ReportBody, type ReportRequest } from './request.ts';
+import { DAY_MS } from '../../lib/time.ts';
+import type { ReportBody, ReportRequest } from './request.ts';
 
 export interface ReportJob {
   caller: UserRow;

@@ -7,8 +7,8 @@ import { type SearchSource, findSearchCandidates } from '../../storage/search.ts
 import { parseSearchRequest, parseTerms, wordsOfTerms } from './query.ts';
 import { type RankedDocument, rankDocuments } from './ranking.ts';
 import { bestField, buildSnippet } from './snippet.ts';
+import { DAY_MS } from '../../lib/time.ts';
 
-const DAY_MS = 86_400_000;
 
 export interface SearchResultMetadata {
   minutes?: number;

@@ -7,9 +7,9 @@ import type { Kysely } from 'kysely';
 import { addDays, firstInstantOfLocalDay } from '../../lib/time.ts';
 import type { UserRow } from '../../storage/accounts.ts';
 import { type MinuteGroup, lookupNames, sumMinutes } from '../../storage/aggregates.ts';
+import { dayCommentsBetween } from '../../storage/reports.ts';
 import type { Database } from '../../storage/schema.ts';
 import { cleanMinutes } from '../reports/tally.ts';
-import { dayCommentsBetween } from '../../storage/summaries.ts';
 import { type Period, previousPeriod } from './periods.ts';
 import type { Summary, SummaryCategory, SummaryEntry, SummaryTask } from './summary.ts';
 
@@ -87,6 +87,6 @@ export async function composeSummary(db: Kysely<Database>, user: SummaryUser, pe
     projects: ranked(projects.values(), (p) => p.name),
     categories: ranked(categories.values(), (c) => c.name),
     tasks: ranked(tasks.values(), (t) => t.title),
-    comments: await dayCommentsBetween(db, user.id, period.start, period.end),
+    comments: (await dayCommentsBetween(db, [user.id], period.start, period.end)).map(({ date, comment }) => ({ date, comment })),
   };
 }
