@@ -3,7 +3,9 @@
  * dataset file, driven through real HTTP with app.inject().
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { type Socket, connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe } from 'node:test';
@@ -63,6 +65,26 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
     drop: async () => {
       await storage.close();
       await database.drop();
+    },
+  };
+}
+
+/**
+ * A new, migrated, empty database that report worker threads can open too: a file for SQLite
+ * (an in-memory database exists only on its own connection).
+ */
+export async function createSharedTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+  if (dialect === 'postgres') return createTestDatabase('postgres');
+  const dir = await mkdtemp(join(tmpdir(), 'daybook-shared-'));
+  const url = `sqlite:${join(dir, 'daybook.db')}`;
+  const storage = openStorage(url);
+  await migrate(storage);
+  return {
+    url,
+    storage,
+    drop: async () => {
+      await storage.close();
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }

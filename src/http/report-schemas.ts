@@ -22,7 +22,10 @@ export const ReportBody = Type.Object(
     aggregationLevel: Type.Optional(
       Type.Enum(['activity', 'day', 'task', 'week', 'minute'], {
         description:
-          '`minute` is the legacy name of `activity`. The range may span at most 90 days at activity level, 365 otherwise.',
+          '`minute` is the legacy name of `activity`. The range may span at most 90 days at activity level, 365 otherwise. ' +
+          '`week` rows are the local weeks (by weekStart) all of whose local dates the range touches: the first day on or ' +
+          'after the local date of `from`, the last on or before the local date of `to` − 1 ms; each sums its activities ' +
+          'inside [from, to). A Monday–Sunday range sent as UTC midnights gives monday-week users that week in every timezone.',
       }),
     ),
     projectIds: Type.Optional(
@@ -77,7 +80,9 @@ const DayRow = Type.Object(
 const WeekRow = Type.Object(
   {
     id: Type.String({ description: '`week:<first day>`, in team reports `week:<first day>:<userId>`.' }),
-    week: Type.String({ description: 'First local day of the week.' }),
+    week: Type.String({
+      description: 'First local day of the week; the range touches every date from it to week_end, and the row sums the time inside the range.',
+    }),
     week_end: Type.String({ description: 'Last local day of the week.' }),
     ...teamFields,
     duration: Type.Number(),

@@ -60,9 +60,11 @@ forEachDialect('a day that begins twice', (dialect) => {
     assert.deepEqual(res.json.rows.map((r: { id: string; duration: number }) => [r.id, r.duration]), [['week:2026-10-25', 50]]);
   });
 
-  test('a range that starts at the second midnight leaves the week of Nov 1 partial', async () => {
+  test('a range that starts at the second midnight still touches Nov 1: its week counts only the time in range', async () => {
     const partial = await report('2026-11-01T05:00:00Z', '2026-11-08T05:00:00Z', 'week');
-    assert.deepEqual(partial.json.rows, []);
+    assert.deepEqual(partial.json.rows.map((r: { id: string; duration: number }) => [r.id, r.duration]), [['week:2026-11-01', 25]]);
+    const cut = await report('2026-11-02T05:00:00Z', '2026-11-08T05:00:00Z', 'week');
+    assert.deepEqual(cut.json.rows, []);
     const whole = await report('2026-11-01T04:00:00Z', '2026-11-08T05:00:00Z', 'week');
     assert.deepEqual(whole.json.rows.map((r: { id: string; duration: number }) => [r.id, r.duration]), [['week:2026-11-01', 40]]);
   });

@@ -54,8 +54,9 @@ const worldArb = fc.record({ u_caller: personArb, u_mate: personArb, u_stranger:
 const rangeArb = fc.record({
   fromMinute: fc.nat(WINDOW_DAYS * 1440),
   spanMinutes: fc.integer({ min: 1, max: 60 * 1440 }),
-  // Ranges on the caller's local midnights hit the edges of days and weeks exactly.
-  onLocalMidnights: fc.boolean(),
+  // Ranges on the caller's local midnights hit the edges of days and weeks exactly; ranges on UTC
+  // midnights are what the n8n node sends, hours inside local days everywhere but in UTC.
+  snap: fc.constantFrom('none' as const, 'localMidnights' as const, 'utcMidnights' as const),
 });
 
 type World = typeof worldArb extends fc.Arbitrary<infer W> ? W : never;
@@ -64,8 +65,9 @@ type RangeChoice = typeof rangeArb extends fc.Arbitrary<infer R> ? R : never;
 function rangeFor(choice: RangeChoice, timezone: string): { from: number; to: number } {
   const from = WINDOW_START + choice.fromMinute * 60_000;
   const to = from + choice.spanMinutes * 60_000;
-  if (!choice.onLocalMidnights) return { from, to };
-  const midnight = (ms: number) => DateTime.fromMillis(ms, { zone: timezone }).startOf('day').toMillis();
+  if (choice.snap === 'none') return { from, to };
+  const zone = choice.snap === 'utcMidnights' ? 'UTC' : timezone;
+  const midnight = (ms: number) => DateTime.fromMillis(ms, { zone }).startOf('day').toMillis();
   const snappedFrom = midnight(from);
   const snappedTo = midnight(to);
   return { from: snappedFrom, to: snappedTo > snappedFrom ? snappedTo : midnight(snappedFrom + 36 * 3_600_000) };
@@ -165,16 +167,20 @@ function expectedDays(world: World, model: Model, range: { from: number; to: num
   return days;
 }
 
-/** Expected week rows: sums of each person's local days per whole week inside the range. */
+/**
+ * Expected week rows: sums of each person's time in range per local week all of whose dates
+ * the range touches.
+ */
 function expectedWeeks(world: World, model: Model, range: { from: number; to: number }, people: Person[], team: boolean) {
   const weeks = new Map<string, number>();
   for (const a of model.activities) {
     if (!people.includes(a.userId) || a.start < range.from || a.start >= range.to) continue;
     const { timezone, weekStart } = world[a.userId];
     const start = weekStartOf(a.date, weekStart);
-    // The week's first midnight is at or after `from`, and its last midnight at or before `to`.
-    const wholeInside = localDate(range.from - 1, timezone) < start && localDate(range.to, timezone) > shiftDate(start, 6);
-    if (!wholeInside) continue;
+    // The week's first day is on or after the local date of `from`, its last day on or before
+    // the local date of the range's last instant.
+    const touchesEveryDate = localDate(range.from, timezone) <= start && shiftDate(start, 6) <= localDate(range.to - 1, timezone);
+    if (!touchesEveryDate) continue;
     const id = team ? `week:${start}:${a.userId}` : `week:${start}`;
     weeks.set(id, (weeks.get(id) ?? 0) + a.minutes);
   }

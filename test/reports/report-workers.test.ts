@@ -11,8 +11,7 @@ import { after, before, test } from 'node:test';
 import { importDataset } from '../../src/dataset/import.ts';
 import { type ReportBody, parseReportRequest } from '../../src/services/reports/request.ts';
 import { isLargeReport } from '../../src/services/reports/workers.ts';
-import { type Dialect, migrate, openStorage } from '../../src/storage/database.ts';
-import { DEFAULT_NOW, EXAMPLE, KEYS, type TestApp, type TestDatabase, createTestApp, createTestDatabase, forEachDialect } from '../helper.ts';
+import { DEFAULT_NOW, EXAMPLE, KEYS, type TestApp, type TestDatabase, createSharedTestDatabase, createTestApp, forEachDialect } from '../helper.ts';
 
 const DAY = 86_400_000;
 const year = { from: DEFAULT_NOW - 365 * DAY, to: DEFAULT_NOW };
@@ -29,23 +28,6 @@ const LARGE: [string, object, string][] = [
   ['an unknown team', { dateRange: quarter, aggregationLevel: 'day', teamIds: ['t_nope'] }, KEYS.aliceAll],
   ['an unknown project', { dateRange: year, aggregationLevel: 'week', projectIds: ['p_nope'] }, KEYS.aliceAll],
 ];
-
-/** A migrated database a worker thread can open too: a file for SQLite. */
-async function sharedDatabase(dialect: Dialect): Promise<TestDatabase> {
-  if (dialect === 'postgres') return createTestDatabase('postgres');
-  const dir = await mkdtemp(join(tmpdir(), 'daybook-workers-'));
-  const url = `sqlite:${join(dir, 'daybook.db')}`;
-  const storage = openStorage(url);
-  await migrate(storage);
-  return {
-    url,
-    storage,
-    drop: async () => {
-      await storage.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 test('the pool takes team reports and ranges over a month, never activity rows', () => {
   const now = DEFAULT_NOW;
@@ -65,7 +47,7 @@ forEachDialect('large reports on worker threads', (dialect) => {
   let pooled: TestApp;
   let inline: TestApp;
   before(async () => {
-    database = await sharedDatabase(dialect);
+    database = await createSharedTestDatabase(dialect);
     await importDataset(database.storage, EXAMPLE, { now: () => DEFAULT_NOW });
     pooled = await createTestApp(dialect, { database, dataset: null, config: { reportWorkers: 2 } });
     inline = await createTestApp(dialect, { database, dataset: null, config: { reportWorkers: 0 } });
@@ -109,7 +91,7 @@ forEachDialect('a report worker that cannot build', (dialect) => {
   let t: TestApp;
   let dir: string;
   before(async () => {
-    database = await sharedDatabase(dialect);
+    database = await createSharedTestDatabase(dialect);
     dir = await mkdtemp(join(tmpdir(), 'daybook-workers-broken-'));
     // The workers open a database without Daybook's tables; the server's own thread has them.
     const broken = dialect === 'postgres' ? 'postgres://postgres@127.0.0.1:5432/daybook_no_such_database' : `sqlite:${join(dir, 'empty.db')}`;

@@ -70,10 +70,10 @@ forEachDialect('report rows in three timezones', (dialect) => {
     ]);
   });
 
-  test('the week of the 23-hour day is whole when the range ends at its local end (sunday weeks)', async () => {
+  test('the week of the 23-hour day is reported when the range touches all its dates (sunday weeks)', async () => {
     const rows = await report(ZONE_KEYS.ny, { dateRange: NY_MARCH, aggregationLevel: 'week' });
     // The week of 2026-03-01 starts before the range and is dropped.
-    assert.deepEqual(rows, [
+    const week = [
       {
         id: 'week:2026-03-08', week: '2026-03-08', week_end: '2026-03-14', duration: 115,
         // 100 × 115 ÷ (5 × 400) = 5.75
@@ -82,10 +82,16 @@ forEachDialect('report rows in three timezones', (dialect) => {
         categories: [{ name: 'Coding', minutes: 65 }, { name: 'Talking', minutes: 25 }],
         tasks: [{ title: 'Plan sprint', duration: 55 }, { title: 'Review budget', duration: 20 }],
       },
-    ]);
-    // Ending one hour earlier cuts the week: 7 × 24 h after its start is not its end.
-    const short = await report(ZONE_KEYS.ny, {
+    ];
+    assert.deepEqual(rows, week);
+    // 7 × 24 h from its start ends at 23:00 on its last day, which the range still touches.
+    const sevenTimes24h = await report(ZONE_KEYS.ny, {
       dateRange: { from: ms('2026-03-08T05:00:00Z'), to: ms('2026-03-15T03:00:00Z') }, aggregationLevel: 'week',
+    });
+    assert.deepEqual(sevenTimes24h, week);
+    // Ending at the local midnight that begins its last day cuts the week.
+    const short = await report(ZONE_KEYS.ny, {
+      dateRange: { from: ms('2026-03-08T05:00:00Z'), to: ms('2026-03-14T04:00:00Z') }, aggregationLevel: 'week',
     });
     assert.deepEqual(short, []);
   });
@@ -179,7 +185,7 @@ forEachDialect('report rows in three timezones', (dialect) => {
     });
   });
 
-  test('a monday week holding the 25-hour day needs the whole 7 days + 1 hour', async () => {
+  test('a monday week holding the 25-hour day: whole in 7 days + 1 hour, its last hour left out in 7 × 24 h', async () => {
     const week = { from: ms('2026-10-18T22:00:00Z'), to: ms('2026-10-25T23:00:00Z') };
     const rows = await report(ZONE_KEYS.berlin, { dateRange: week, aggregationLevel: 'week' });
     assert.deepEqual(rows, [
@@ -196,10 +202,26 @@ forEachDialect('report rows in three timezones', (dialect) => {
         ],
       },
     ]);
+    // 7 × 24 h ends at 23:00 on Sunday: the range touches every date of the week, and the row
+    // sums its time up to then, without the 20 minutes at 23:59.
     const sevenTimes24h = await report(ZONE_KEYS.berlin, {
       dateRange: { from: week.from, to: week.from + 7 * 86_400_000 }, aggregationLevel: 'week',
     });
-    assert.deepEqual(sevenTimes24h, []);
+    assert.deepEqual(sevenTimes24h, [
+      {
+        id: 'week:2026-10-19', week: '2026-10-19', week_end: '2026-10-25', duration: 120, duration_relative: 5,
+        projects: [{ name: 'Shared roadmap', minutes: 105 }, { name: 'Merger', minutes: 15 }],
+        categories: [{ name: 'Coding', minutes: 105 }, { name: 'Talking', minutes: 15 }],
+        tasks: [
+          { title: 'Write spec', duration: 90 }, { title: 'Deal memo', duration: 15 }, { title: 'Quiet task', duration: 15 },
+        ],
+      },
+    ]);
+    // Ending at Sunday's local midnight cuts the week.
+    const toSunday = await report(ZONE_KEYS.berlin, {
+      dateRange: { from: week.from, to: ms('2026-10-24T22:00:00Z') }, aggregationLevel: 'week',
+    });
+    assert.deepEqual(toSunday, []);
   });
 
   test('team day rows: each member in their own zone, others masked, inactive members absent', async () => {
