@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import type { RouteModule } from '../http/types.ts';
-import { errorResponses } from '../http/schemas.ts';
+import { errorResponses } from '../schemas/common.ts';
 import type { UserRow } from '../storage/accounts.ts';
 import { FORMATS, type MessageParams, readMessage } from '../services/summaries/message.ts';
 import { LEVELS } from '../services/summaries/periods.ts';

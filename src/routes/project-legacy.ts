@@ -1,6 +1,6 @@
 import type { RouteModule } from '../http/types.ts';
-import { LegacyProjectBody, LegacyResponse } from '../http/project-schemas.ts';
-import { errorResponses } from '../http/schemas.ts';
+import { LegacyProjectBody, LegacyResponse } from '../schemas/projects.ts';
+import { errorResponses } from '../schemas/common.ts';
 import { runLegacyOperation } from '../services/projects/legacy.ts';
 
 const legacyProjectRoutes: RouteModule = (app, deps) => {

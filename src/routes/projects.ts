@@ -7,8 +7,8 @@ import {
   ProjectListResponse,
   ProjectResponse,
   ProjectUpdateBody,
-} from '../http/project-schemas.ts';
-import { errorResponses } from '../http/schemas.ts';
+} from '../schemas/projects.ts';
+import { errorResponses } from '../schemas/common.ts';
 import { DELETE_REFUSED } from '../services/projects/legacy.ts';
 import { createProject, getProject, listProjects, type ProjectContext, updateProject } from '../services/projects/commands.ts';
 

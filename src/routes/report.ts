@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import type { Static } from 'typebox';
 import type { RouteModule } from '../http/types.ts';
-import { ReportBody, ReportResponse } from '../http/report-schemas.ts';
-import { errorResponses } from '../http/schemas.ts';
+import { ReportBody, ReportResponse } from '../schemas/report.ts';
+import { errorResponses } from '../schemas/common.ts';
 import { buildReport } from '../services/reports/report.ts';
 import { EncodedReport } from '../services/reports/activity.ts';
 import { parseReportRequest } from '../services/reports/request.ts';

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import type { RouteModule } from '../http/types.ts';
-import { errorResponses } from '../http/schemas.ts';
+import { errorResponses } from '../schemas/common.ts';
 import { searchHistory } from '../services/search/search.ts';
 
 const SearchBody = Type.Object(

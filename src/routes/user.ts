@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import type { RouteModule } from '../http/types.ts';
-import { errorResponses } from '../http/schemas.ts';
+import { errorResponses } from '../schemas/common.ts';
 import { displayNameOf } from '../storage/accounts.ts';
 
 const UserResponse = Type.Object({
