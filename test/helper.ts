@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe } from 'node:test';
+import type { KyselyPlugin } from 'kysely';
 import pg from 'pg';
 import { type Config, loadConfig } from '../src/config.ts';
 import { importDataset } from '../src/dataset/import.ts';
@@ -230,3 +231,32 @@ export async function stallableRelay(targetUrl: string): Promise<{ url: string; 
   };
 }
 
+
+export interface CountedDatabase extends TestDatabase {
+  /** Statements run through `storage.db` since the database was wrapped. */
+  readonly statements: number;
+}
+
+/**
+ * `database` with every statement that completes through its `db` counted (queries, writes, a
+ * transaction's statements; not BEGIN or COMMIT, nor statements run on SQLite's own handle), to
+ * pass as `createTestApp`'s `database`: a test can then assert how many statements a request costs.
+ */
+export function countingStatements(database: TestDatabase): CountedDatabase {
+  let statements = 0;
+  // Kysely hands every executed statement's result to its plugins, fixed queries included.
+  const counter: KyselyPlugin = {
+    transformQuery: ({ node }) => node,
+    transformResult: async ({ result }) => {
+      statements++;
+      return result;
+    },
+  };
+  return {
+    ...database,
+    storage: { ...database.storage, db: database.storage.db.withPlugin(counter) },
+    get statements() {
+      return statements;
+    },
+  };
+}

@@ -19,7 +19,8 @@ const legacyProjectRoutes: RouteModule = (app, deps) => {
       },
     },
     async (request) => {
-      const context = { db: deps.storage.db, user: request.auth.user, now: deps.now(), clock: deps.now };
+      const { user, viewer } = request.auth;
+      const context = { db: deps.storage.db, user, viewer, now: deps.now(), clock: deps.now };
       return { success: true as const, ...(await runLegacyOperation(context, request.body)) };
     },
   );

@@ -13,9 +13,10 @@ import { DELETE_REFUSED } from '../services/projects/legacy.ts';
 import { createProject, getProject, listProjects, type ProjectContext, updateProject } from '../services/projects/commands.ts';
 
 const projectRoutes: RouteModule = (app, deps) => {
-  const context = (request: { auth: { user: ProjectContext['user'] } }): ProjectContext => ({
+  const context = (request: { auth: Pick<ProjectContext, 'user' | 'viewer'> }): ProjectContext => ({
     db: deps.storage.db,
     user: request.auth.user,
+    viewer: request.auth.viewer,
     now: deps.now(),
     clock: deps.now,
   });

@@ -100,13 +100,17 @@ export async function findProject(db: Kysely<Database>, id: string): Promise<Pro
 }
 
 /**
- * Inside a transaction: holds the project's row until the transaction ends, so that two updates
- * of one project (from any server process) check and write one after the other. PostgreSQL locks
- * the row; SQLite's transactions already run one at a time on the one connection.
+ * Inside a transaction: the project, its row held until the transaction ends, so that two
+ * updates of one project (from any server process) check and write one after the other.
+ * PostgreSQL locks the row (`for update`, which waits for an update under way and then reads the
+ * row as that update left it); SQLite's transactions already run one at a time on the one
+ * connection.
  */
-export async function lockProject(db: Kysely<Database>, id: string): Promise<void> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
-  await db.selectFrom('projects').select('id').where('id', '=', id).forUpdate().execute();
+export async function findProjectForUpdate(db: Kysely<Database>, id: string): Promise<ProjectRow | undefined> {
+  let query = selectProjects(db).where('projects.id', '=', id);
+  if (db.getExecutor().adapter instanceof PostgresAdapter) query = query.forUpdate('projects');
+  const row = await query.executeTakeFirst();
+  return row && normalize(row);
 }
 
 export async function insertProject(db: Kysely<Database>, project: Insertable<ProjectsTable>): Promise<void> {
@@ -138,16 +142,10 @@ export interface TeamRef {
   name: string;
 }
 
-/** Teams in which the user has an active membership, by id. */
-export async function activeTeamsOf(db: Kysely<Database>, userId: string): Promise<TeamRef[]> {
-  return db
-    .selectFrom('teams')
-    .innerJoin('team_members', 'team_members.team_id', 'teams.id')
-    .select(['teams.id', 'teams.name'])
-    .where('team_members.user_id', '=', userId)
-    .where('team_members.status', '=', 'active')
-    .orderBy('teams.id')
-    .execute();
+/** The teams of `ids` (the caller's active teams, as its key was verified), by id. */
+export async function teamsByIds(db: Kysely<Database>, ids: readonly string[]): Promise<TeamRef[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('teams').select(['id', 'name']).where('id', 'in', textList(db, ids)).orderBy('id').execute();
 }
 
 export interface PortfolioRef {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { importDataset } from '../../src/dataset/import.ts';
-import { DEFAULT_NOW, type TestApp, call, forEachDialect } from '../helper.ts';
+import { DEFAULT_NOW, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
 import { PROJECT_KEYS as K, createProjectsApp } from './world.ts';
 
 const ids = (res: { json: { projects: { id: string }[] } }) => res.json.projects.map((p) => p.id);
@@ -220,5 +220,27 @@ forEachDialect('/projects methods, scopes and plans', (dialect) => {
       const res = await call(t.app, method, url, { key: K.frankFree, body: method === 'POST' ? {} : undefined });
       assert.deepEqual([res.status, res.json], [403, expected], `${method} ${url}`);
     }
+  });
+});
+
+forEachDialect('project access and the key cache', (dialect) => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp(dialect, { config: { keyCacheMs: 2000 } });
+  });
+  after(() => t.close());
+
+  test('a team membership given up reaches project access once the cache time has passed', async () => {
+    const cachedAt = Date.parse('2026-11-22T13:00:00Z');
+    t.setNow(cachedAt);
+    assert.equal((await call(t.app, 'GET', '/projects/p_api', { key: K.aliceAll })).status, 200);
+    await t.storage.db.updateTable('team_members').set({ status: 'inactive' }).where('team_id', '=', 't_eng').where('user_id', '=', 'u_alice').execute();
+    t.setNow(cachedAt + 2001);
+    const read = await call(t.app, 'GET', '/projects/p_api', { key: K.aliceAll });
+    assert.deepEqual([read.status, read.json.error], [404, 'Project not found']);
+    const update = await call(t.app, 'POST', '/projects/p_api', { key: K.aliceAll, body: { description: 'gone' } });
+    assert.deepEqual([update.status, update.json.error], [404, 'Project not found']);
+    const create = await call(t.app, 'POST', '/projects', { key: K.aliceAll, body: { team: 'Engineering' } });
+    assert.deepEqual([create.status, create.json.error], [400, 'Team not found: "Engineering"']);
   });
 });

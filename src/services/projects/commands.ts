@@ -10,21 +10,22 @@ import { localDateOf } from '../../lib/time.ts';
 import type { UserRow } from '../../storage/accounts.ts';
 import { markDaysNaming, restampChangedDays } from '../../storage/activities.ts';
 import {
-  activeTeamsOf,
   findPortfolio,
   findProject,
+  findProjectForUpdate,
   insertProject,
-  lockProject,
   listVisibleProjects,
   type PortfolioRef,
   type ProjectChanges,
   type ProjectRow,
   type ProjectSortKey,
   portfoliosUsableBy,
+  type TeamRef,
+  teamsByIds,
   updateProject as writeProjectChanges,
 } from '../../storage/projects.ts';
 import type { Database } from '../../storage/schema.ts';
-import { canSeeProject, loadViewer } from './access.ts';
+import { canSeeProject, type Viewer } from './access.ts';
 import { checkContributorShape, resolveContributors } from './contributors.ts';
 import { isBlank } from '../../lib/blank.ts';
 import { checkProjectInput, type ProjectInput, parseColor } from './fields.ts';
@@ -35,6 +36,11 @@ export interface ProjectContext {
   db: Kysely<Database>;
   /** The API key's owner. */
   user: UserRow;
+  /**
+   * The owner's active teams as authentication loaded them with the key (at most
+   * DAYBOOK_KEY_CACHE_MS old, docs/api.md): every check of the caller's own memberships uses them.
+   */
+  viewer: Viewer;
   now: number;
   /** The clock, read again once an update has committed (see restampChangedDays). */
   clock?: () => number;
@@ -50,51 +56,47 @@ export async function listProjects(
 }
 
 /** The project if the caller may see it; any other id, existing or not, is the same 404. */
-async function loadVisibleProject(ctx: ProjectContext, id: string): Promise<ProjectRow> {
-  const [project, viewer] = await Promise.all([findProject(ctx.db, id), loadViewer(ctx.db, ctx.user.id)]);
-  if (!project || !canSeeProject({ teamId: project.team_id, createdBy: project.created_by }, viewer)) {
+function visibleOrNotFound(ctx: ProjectContext, project: ProjectRow | undefined): ProjectRow {
+  if (!project || !canSeeProject({ teamId: project.team_id, createdBy: project.created_by }, ctx.viewer)) {
     throw notFound(PROJECT_NOT_FOUND);
   }
   return project;
 }
 
 export async function getProject(ctx: ProjectContext, id: string): Promise<ProjectView> {
-  return presentProject(await loadVisibleProject(ctx, id));
+  return presentProject(visibleOrNotFound(ctx, await findProject(ctx.db, id)));
 }
 
 function newProjectId(): string {
   return `p_${randomBytes(8).toString('hex')}`;
 }
 
-/** Team and portfolio resolution needs the caller's active teams and usable portfolios. */
-async function placementOptions(ctx: ProjectContext) {
-  const teams = await activeTeamsOf(ctx.db, ctx.user.id);
-  const portfolios = await portfoliosUsableBy(
-    ctx.db,
-    ctx.user.id,
-    teams.map((t) => t.id),
-  );
-  return { teams, portfolios };
+/** The caller's active teams, with their names (a team is named by id or by name). */
+function activeTeams(ctx: ProjectContext): Promise<TeamRef[]> {
+  return teamsByIds(ctx.db, [...ctx.viewer.activeTeamIds]);
+}
+
+/** The portfolios the caller owns or that belong to one of its active teams. */
+function usablePortfolios(ctx: ProjectContext): Promise<PortfolioRef[]> {
+  return portfoliosUsableBy(ctx.db, ctx.user.id, [...ctx.viewer.activeTeamIds]);
 }
 
 export async function createProject(ctx: ProjectContext, input: ProjectInput): Promise<ProjectView> {
   checkProjectInput(input, 'create');
   if (input.contributorIds !== undefined) checkContributorShape(input.contributorIds);
-  const { teams, portfolios } = await placementOptions(ctx);
 
-  const teamId = input.team === undefined || isClearing(input.team) ? null : resolveTeam(input.team, teams).id;
+  const teamId = input.team === undefined || isClearing(input.team) ? null : resolveTeam(input.team, await activeTeams(ctx)).id;
   let portfolioId: string | null = null;
   if (input.portfolio !== undefined && !isClearing(input.portfolio)) {
-    const portfolio = resolvePortfolio(input.portfolio, portfolios);
+    const portfolio = resolvePortfolio(input.portfolio, await usablePortfolios(ctx));
     checkPortfolioFits(portfolio, { teamId, ownerId: ctx.user.id }, input.portfolio);
     portfolioId = portfolio.id;
   }
   const contributorIds =
     input.contributorIds === undefined ? null : await resolveContributors(ctx.db, input.contributorIds, teamId);
 
-  const id = newProjectId();
-  await insertProject(ctx.db, {
-    id,
+  const project: Omit<ProjectRow, 'used_at'> = {
+    id: newProjectId(),
     name: isBlank(input.name) ? `New Project ${localDateOf(ctx.now, ctx.user.timezone)}` : input.name!,
     description: isBlank(input.description) ? null : input.description!,
     color: input.color === undefined ? null : parseColor(input.color),
@@ -108,8 +110,10 @@ export async function createProject(ctx: ProjectContext, input: ProjectInput): P
     updated_by: ctx.user.id,
     created_at: ctx.now,
     updated_at: ctx.now,
-  });
-  return getProject(ctx, id);
+  };
+  await insertProject(ctx.db, project);
+  // Shown as written, not read back: no time is logged to a new project yet.
+  return presentProject(asStored({ ...project, used_at: null }));
 }
 
 /**
@@ -124,7 +128,6 @@ export async function updateProject(ctx: ProjectContext, id: string, input: Proj
   // checked against the project as the other left it, never against what it was before.
   let renamed = false;
   const view = await ctx.db.transaction().execute(async (trx) => {
-    await lockProject(trx, id);
     const result = await applyUpdate({ ...ctx, db: trx }, id, input);
     renamed = result.renamed;
     return result.view;
@@ -135,7 +138,7 @@ export async function updateProject(ctx: ProjectContext, id: string, input: Proj
 }
 
 async function applyUpdate(ctx: ProjectContext, id: string, input: ProjectInput): Promise<{ view: ProjectView; renamed: boolean }> {
-  const project = await loadVisibleProject(ctx, id);
+  const project = visibleOrNotFound(ctx, await findProjectForUpdate(ctx.db, id));
 
   const changes: ProjectChanges = {};
   if (input.name !== undefined && input.name !== null) changes.name = input.name;
@@ -144,12 +147,9 @@ async function applyUpdate(ctx: ProjectContext, id: string, input: ProjectInput)
   if (input.private !== undefined) changes.private = input.private ? 1 : 0;
   if (input.archived !== undefined) changes.archived = input.archived ? 1 : 0;
 
-  const needsPlacement = input.team !== undefined || input.portfolio !== undefined;
-  const { teams, portfolios } = needsPlacement ? await placementOptions(ctx) : { teams: [], portfolios: [] };
-
   let teamId = project.team_id;
   if (input.team !== undefined) {
-    teamId = isClearing(input.team) ? null : resolveTeam(input.team, teams).id;
+    teamId = isClearing(input.team) ? null : resolveTeam(input.team, await activeTeams(ctx)).id;
     changes.team_id = teamId;
   }
   const teamChanged = teamId !== project.team_id;
@@ -157,7 +157,7 @@ async function applyUpdate(ctx: ProjectContext, id: string, input: ProjectInput)
   let portfolio: PortfolioRef | null | undefined;
   let portfolioLabel = project.portfolio_id ?? '';
   if (input.portfolio !== undefined) {
-    portfolio = isClearing(input.portfolio) ? null : resolvePortfolio(input.portfolio, portfolios);
+    portfolio = isClearing(input.portfolio) ? null : resolvePortfolio(input.portfolio, await usablePortfolios(ctx));
     portfolioLabel = input.portfolio ?? '';
     changes.portfolio_id = portfolio?.id ?? null;
   } else if (teamChanged && project.portfolio_id !== null) {
@@ -177,14 +177,22 @@ async function applyUpdate(ctx: ProjectContext, id: string, input: ProjectInput)
 
   const effective = withoutUnchanged(changes, project);
   if (Object.keys(effective).length === 0) return { view: presentProject(project), renamed: false };
-  await writeProjectChanges(ctx.db, id, { ...effective, updated_by: ctx.user.id, updated_at: ctx.now });
+  const written = { ...effective, updated_by: ctx.user.id, updated_at: ctx.now };
+  await writeProjectChanges(ctx.db, id, written);
   // Summaries name the project: those of the days with its time are rebuilt on the next run.
   if (effective.name !== undefined) await markDaysNaming(ctx.db, { projects: [id] }, ctx.now);
-  // Read back without the visibility check: moving another member's project to personal scope
-  // hands it to its creator, and the caller still gets to see the result of its own change.
-  const updated = await findProject(ctx.db, id);
-  if (!updated) throw notFound(PROJECT_NOT_FOUND);
-  return { view: presentProject(updated), renamed: effective.name !== undefined };
+  // The locked row with the changes, not read back (nothing else writes it before the commit),
+  // and without the visibility check: moving another member's project to personal scope hands
+  // it to its creator, and the caller still gets to see the result of its own change.
+  return { view: presentProject(asStored({ ...project, ...written })), renamed: effective.name !== undefined };
+}
+
+/**
+ * A row as the database gives it back: both drivers write text as UTF-8, where a lone surrogate
+ * of a JSON string (`"\ud800"`) becomes U+FFFD.
+ */
+function asStored(row: ProjectRow): ProjectRow {
+  return { ...row, name: row.name.toWellFormed(), description: row.description?.toWellFormed() ?? null };
 }
 
 function withoutUnchanged(changes: ProjectChanges, project: ProjectRow): ProjectChanges {
