@@ -9,8 +9,8 @@ import { SCOPES } from '../../src/services/scopes.ts';
 import { type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-/** Routes that are not part of the API: operator probes and the documentation itself. */
-const UNDOCUMENTED = /^\/(healthz|readyz|openapi\.json|docs)(\/|$)/;
+/** Routes that are not part of the API: operator probes, the documentation and `/` pointing to it. */
+const UNDOCUMENTED = /^\/((healthz|readyz|openapi\.json|docs)(\/|$)|$)/;
 
 /**
  * Every method and path the app serves, read from Fastify's route tree: each line of
@@ -137,6 +137,17 @@ forEachDialect('the docs page', (dialect) => {
     const page = await call(t.app, 'GET', '/docs/json');
     const api = await call(t.app, 'GET', '/openapi.json');
     assert.deepEqual(page.json, api.json);
+  });
+
+  test('GET / answers without a key where the documentation is; other methods are 405, other paths still 404', async () => {
+    const root = await call(t.app, 'GET', '/');
+    assert.deepEqual([root.status, root.json], [200, { success: true, name: 'Daybook', docs: '/docs', openapi: '/openapi.json' }]);
+    for (const method of ['POST', 'PUT', 'DELETE', 'HEAD'] as const) {
+      const res = await call(t.app, method, '/', { body: method === 'HEAD' ? undefined : {} });
+      assert.deepEqual([res.status, res.headers.allow], [405, 'GET'], method);
+    }
+    const unknown = await call(t.app, 'GET', '/index.html');
+    assert.deepEqual([unknown.status, unknown.json], [404, { success: false, error: 'Not Found' }]);
   });
 
   test('documentation assets that do not exist are 404 in the envelope', async () => {
