@@ -9,8 +9,10 @@
 import { readFileSync } from 'node:fs';
 import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { localDateOf } from '../lib/time.ts';
 import { SCOPES, type Scope, grants } from '../services/scopes.ts';
 import type { App } from './app.ts';
+import { datedExamples } from './examples.ts';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -101,7 +103,54 @@ const describeRoute: Transform = ({ schema, url, route }) => {
   return { schema: described as typeof schema, url };
 };
 
-export async function registerOpenApi(app: App): Promise<void> {
+interface Operation {
+  deprecated?: boolean;
+  parameters?: { name: string; example?: unknown }[];
+  requestBody?: { required?: boolean; content: Record<string, { schema?: { required?: string[] }; example?: unknown }> };
+  responses: Record<string, { headers?: Record<string, unknown> }>;
+}
+type Paths = Record<string, Record<string, Operation>>;
+
+const DEPRECATION_HEADERS = {
+  Deprecation: { schema: { type: 'string' }, description: 'RFC 9745: since when the operation is deprecated, `@<Unix seconds>`.' },
+  Link: { schema: { type: 'string' }, description: 'Its successor, with `rel="successor-version"`.' },
+};
+
+/** What @fastify/swagger cannot say per route. */
+const describeDocument: NonNullable<FastifyDynamicSwaggerOptions['transformObject']> = (documentObject) => {
+  const document = 'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject;
+  for (const item of Object.values(document.paths as unknown as Paths)) {
+    for (const operation of Object.values(item)) {
+      // A missing body is `{}` on every route (docs/api.md), so a body is required only where
+      // `{}` fails its schema; @fastify/swagger marks every body required.
+      const body = operation.requestBody;
+      if (body) body.required = Object.values(body.content).some((media) => (media.schema?.required?.length ?? 0) > 0);
+      if (operation.deprecated) {
+        for (const response of Object.values(operation.responses)) response.headers = { ...response.headers, ...DEPRECATION_HEADERS };
+      }
+    }
+  }
+  return document;
+};
+
+/**
+ * The document as served: the examples that depend on the day (examples.ts) are dated from the
+ * day `now` falls on (UTC), where the route schemas, and the committed docs/openapi.json, date
+ * them from a fixed day.
+ */
+function servedDocument(document: object, now: number): object {
+  const served = structuredClone(document) as { paths: Paths };
+  const { report, message } = datedExamples(localDateOf(now, 'UTC'));
+  const body = (path: string) => served.paths[path]!.post!.requestBody!.content['application/json']!;
+  body('/report').example = report;
+  body('/message').example = message;
+  for (const parameter of served.paths['/message']!.get!.parameters!) {
+    parameter.example = message[parameter.name as keyof typeof message];
+  }
+  return served;
+}
+
+export async function registerOpenApi(app: App, now: () => number): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -120,6 +169,7 @@ export async function registerOpenApi(app: App): Promise<void> {
     // OpenAPI 3.1 schemas are JSON Schema 2020-12, where `const` is valid as it is.
     convertConstToEnum: false,
     transform: describeRoute,
+    transformObject: describeDocument,
   } as FastifyDynamicSwaggerOptions);
 
   await app.register(swaggerUi, {
@@ -127,6 +177,9 @@ export async function registerOpenApi(app: App): Promise<void> {
     uiConfig: { deepLinking: true, docExpansion: 'list', tryItOutEnabled: true, persistAuthorization: false, displayRequestDuration: true },
     theme: { title: 'Daybook API reference' },
     logo: { type: 'image/svg+xml', content: Buffer.from(LOGO) },
+    // The page reads what /openapi.json serves; servedDocument copies before it changes anything.
+    transformSpecification: (document) => servedDocument(document, now()),
+    transformSpecificationClone: false,
     // Everything the page loads comes from this server.
     staticCSP: {
       'default-src': ["'self'"],
@@ -140,7 +193,7 @@ export async function registerOpenApi(app: App): Promise<void> {
     },
   });
 
-  app.get('/openapi.json', { schema: { hide: true } as object }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true } as object }, async () => servedDocument(app.swagger(), now()));
   // Someone who opens the server's address in a browser, or curls it, learns where to read on.
   app.get('/', { schema: { hide: true } as object }, async () => ({ success: true, name: 'Daybook', docs: '/docs', openapi: '/openapi.json' }));
 }
