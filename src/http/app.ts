@@ -277,7 +277,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
 
   registerAuth(app, deps);
   // Before the routes, so that the OpenAPI document sees every one of them.
-  await registerOpenApi(app);
+  await registerOpenApi(app, deps.now);
 
   for (const file of (await readdir(routesDir)).filter((f) => f.endsWith('.ts')).sort()) {
     const module = (await import(pathToFileURL(join(routesDir, file)).href)) as { default: RouteModule };

@@ -1,18 +1,26 @@
 import Type from 'typebox';
 import type { RouteModule } from '../http/types.ts';
+import { DOCUMENT_EXAMPLES } from '../schemas/examples.ts';
 import { errorResponses } from '../schemas/common.ts';
 import type { UserRow } from '../storage/accounts.ts';
 import { FORMATS, type MessageParams, readMessage } from '../services/summaries/message.ts';
 import { LEVELS } from '../services/summaries/periods.ts';
 
-const optionalText = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Null()], { description }));
+const optionalText = (description: string, example: string) =>
+  Type.Optional(Type.Union([Type.String(), Type.Null()], { description, examples: [example] }));
 
-// Values are checked by the service, so a 400 names the field and the value it got.
-const MessageParamsSchema = Type.Object({
-  date: optionalText('YYYY-MM-DD in the account timezone; default yesterday.'),
-  level: optionalText(`One of ${LEVELS.join(', ')}; default day.`),
-  format: optionalText(`One of ${FORMATS.join(', ')}; default html.`),
-});
+const example = DOCUMENT_EXAMPLES.message;
+
+// Values are checked by the service, so a 400 names the field and the value it got. The same
+// schema is the query string of GET (each field its example) and the body of POST (the whole).
+const MessageParamsSchema = Type.Object(
+  {
+    date: optionalText('YYYY-MM-DD in the account timezone; default yesterday.', example.date),
+    level: optionalText(`One of ${LEVELS.join(', ')}; default day.`, example.level),
+    format: optionalText(`One of ${FORMATS.join(', ')}; default html.`, example.format),
+  },
+  { examples: [example] },
+);
 
 const MessageResponse = Type.Object({
   success: Type.Literal(true),

@@ -3,11 +3,25 @@ import { LegacyProjectBody, LegacyResponse } from '../schemas/projects.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { runLegacyOperation } from '../services/projects/legacy.ts';
 
+/**
+ * The Deprecation (RFC 9745) and successor Link (RFC 5829) headers of every answer of the
+ * route, failures included: /project has been deprecated since Daybook's first version
+ * (2026-11-22), and /projects replaces it.
+ */
+const DEPRECATION = '@1795305600';
+const SUCCESSOR = '</projects>; rel="successor-version"';
+
 const legacyProjectRoutes: RouteModule = (app, deps) => {
   app.post(
     '/project',
     {
       config: { scope: 'projects:write', plan: 'core' },
+      // onSend, not onRequest: it also runs for the answers of the authentication hook (401,
+      // 429, 403) and of the error handler, which end the request before later hooks.
+      onSend: (_request, reply, payload, done) => {
+        reply.header('deprecation', DEPRECATION).header('link', SUCCESSOR);
+        done(null, payload);
+      },
       schema: {
         summary: 'Deprecated operation-based project endpoint',
         description:

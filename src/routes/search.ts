@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import type { RouteModule } from '../http/types.ts';
+import { SEARCH_EXAMPLE } from '../schemas/examples.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { searchHistory } from '../services/search/search.ts';
 
@@ -24,7 +25,7 @@ const SearchBody = Type.Object(
       }),
     ),
   },
-  { description: 'Unknown fields are ignored.' },
+  { description: 'Unknown fields are ignored.', examples: [SEARCH_EXAMPLE] },
 );
 
 const SearchResult = Type.Object({

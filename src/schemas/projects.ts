@@ -5,6 +5,7 @@
  */
 import Type from 'typebox';
 import { DESCRIPTION_MAX, NAME_MAX, PROJECT_COLORS } from '../services/projects/fields.ts';
+import { EXAMPLE_PROJECT_ID, LEGACY_PROJECT_EXAMPLE, PROJECT_CREATE_EXAMPLE, PROJECT_UPDATE_EXAMPLE } from './examples.ts';
 
 const Instant = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
 const NullableString = Type.Union([Type.Null(), Type.String()]);
@@ -37,7 +38,7 @@ export const Project = Type.Object(
 export const ProjectResponse = Type.Object({ success: Type.Literal(true), project: Project });
 export const ProjectListResponse = Type.Object({ success: Type.Literal(true), projects: Type.Array(Project) });
 
-export const ProjectIdParams = Type.Object({ id: Type.String() });
+export const ProjectIdParams = Type.Object({ id: Type.String({ examples: [EXAMPLE_PROJECT_ID] }) });
 
 export const ProjectListQuery = Type.Object({
   sort: Type.Optional(
@@ -70,7 +71,7 @@ const PortfolioField = Type.Union([Type.Null(), Type.String()], {
 
 export const ProjectCreateBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ maxLength: NAME_MAX, description: 'Omitted or blank: "New Project <local date>".' })),
+    name: Type.Optional(Type.String({ maxLength: NAME_MAX, description: 'Omitted or blank: `New Project <local date>`.' })),
     description: Type.Optional(Description),
     color: Type.Optional(ColorField),
     team: Type.Optional(TeamField),
@@ -79,7 +80,7 @@ export const ProjectCreateBody = Type.Object(
     confidential: Type.Optional(Type.Boolean({ description: 'Settable only on create.' })),
     contributorIds: Type.Optional(ContributorsField),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [PROJECT_CREATE_EXAMPLE] },
 );
 
 export const ProjectUpdateBody = Type.Object(
@@ -94,7 +95,7 @@ export const ProjectUpdateBody = Type.Object(
     archived: Type.Optional(Type.Boolean({ description: '`true` archives, `false` unarchives.' })),
     confidential: Type.Optional(Type.Unknown({ description: 'Refused: confidential cannot be changed through the API.' })),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [PROJECT_UPDATE_EXAMPLE] },
 );
 
 export const LegacyProjectBody = Type.Object(
@@ -114,7 +115,7 @@ export const LegacyProjectBody = Type.Object(
       Type.Boolean({ description: 'list: true includes archived projects. archive: defaults to true; false unarchives.' }),
     ),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, examples: [LEGACY_PROJECT_EXAMPLE] },
 );
 
 export const LegacyResponse = Type.Union([

@@ -3,6 +3,7 @@
  * union of the four row shapes; together they document every field of decisions §4.
  */
 import Type from 'typebox';
+import { DOCUMENT_EXAMPLES } from './examples.ts';
 
 /**
  * 9999-12-30T00:00:00Z: up to it, every instant has a local date of four-digit year in every
@@ -45,7 +46,7 @@ export const ReportBody = Type.Object(
       Type.Enum(['asc', 'desc'], { description: 'By time, ties by id ascending. Omitted: by row id (plain string order).' }),
     ),
   },
-  { description: 'An empty body means the last 7 × 24 hours of day rows, newest first.' },
+  { description: 'An empty body means the last 7 × 24 hours of day rows, newest first.', examples: [DOCUMENT_EXAMPLES.report] },
 );
 
 const Nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

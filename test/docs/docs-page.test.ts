@@ -1,6 +1,7 @@
 /**
  * GET /docs in a real browser (Debian's chromium, installed by scripts/browser.sh, driven by
- * playwright-core): a visitor pastes the demo key, calls GET /user, and sees the answer.
+ * playwright-core), on a database seeded as a first start seeds it: a visitor pastes the demo key
+ * and presses Execute on every operation with the example the page fills in.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -9,12 +10,33 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, type Page, chromium } from 'playwright-core';
 import { seedDemoOnFirstRun } from '../../src/first-run.ts';
-import { DEFAULT_NOW, type TestApp, createTestApp, forEachDialect } from '../helper.ts';
+import { type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const outputDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'test-output');
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+/**
+ * The server's clock, months after the day the committed document's examples are dated from:
+ * only examples dated from the day the server answers on find the demo's days.
+ */
+const NOW = Date.parse('2027-03-10T09:30:00.000Z');
+
+/** What Execute answers with each operation's example on the demo: success, and the refused delete. */
+const EXPECTED_STATUS: Record<string, number> = {
+  'GET /user': 200,
+  'GET /message': 200,
+  'POST /message': 200,
+  'POST /report': 200,
+  'POST /search': 200,
+  'GET /projects': 200,
+  'POST /projects': 201,
+  'GET /projects/{id}': 200,
+  'POST /projects/{id}': 200,
+  'DELETE /projects/{id}': 403,
+  'POST /project': 200,
+};
 
 forEachDialect('the /docs page in a browser', (dialect) => {
   let t: TestApp;
@@ -25,8 +47,8 @@ forEachDialect('the /docs page in a browser', (dialect) => {
 
   before(async () => {
     assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: run bash scripts/browser.sh`);
-    t = await createTestApp(dialect, { dataset: null });
-    const demo = await seedDemoOnFirstRun(t.storage, { env: {}, now: DEFAULT_NOW });
+    t = await createTestApp(dialect, { dataset: null, now: NOW });
+    const demo = await seedDemoOnFirstRun(t.storage, { env: {}, now: NOW });
     assert.ok(demo);
     key = demo.key.key;
     url = await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -47,6 +69,24 @@ forEachDialect('the /docs page in a browser', (dialect) => {
     if (profile) await rm(profile, { recursive: true, force: true });
   });
 
+  /** Opens /docs and pastes the demo key under Authorize. */
+  async function openAuthorized(page: Page): Promise<void> {
+    await page.goto(`${url}/docs`);
+    await page.locator('.information-container .title').filter({ hasText: 'Daybook API' }).waitFor();
+    await page.locator('.auth-wrapper button.authorize').click();
+    const dialog = page.locator('.modal-ux');
+    await dialog.locator('input').first().fill(key);
+    await dialog.locator('button.authorize').click();
+    await dialog.locator('button.btn-done').click();
+  }
+
+  /** An operation's block (a deprecated one is styled as deprecated rather than by its method). */
+  const operationBlock = (page: Page, method: string, path: string) =>
+    page
+      .locator('.opblock')
+      .filter({ has: page.locator(`.opblock-summary [data-path="${path}"]`) })
+      .filter({ has: page.locator('.opblock-summary-method', { hasText: new RegExp(`^${method}$`, 'i') }) });
+
   test('a visitor pastes the demo key, calls GET /user and sees the answer; nothing loads from elsewhere', async () => {
     const page = await browser.newPage();
     const elsewhere: string[] = [];
@@ -56,16 +96,8 @@ forEachDialect('the /docs page in a browser', (dialect) => {
     const pageErrors: string[] = [];
     page.on('pageerror', (err) => pageErrors.push(err.message));
 
-    await page.goto(`${url}/docs`);
-    await page.locator('.information-container .title').filter({ hasText: 'Daybook API' }).waitFor();
-
-    await page.locator('.auth-wrapper button.authorize').click();
-    const dialog = page.locator('.modal-ux');
-    await dialog.locator('input').first().fill(key);
-    await dialog.locator('button.authorize').click();
-    await dialog.locator('button.btn-done').click();
-
-    const operation = page.locator('.opblock-get').filter({ has: page.locator('[data-path="/user"]') });
+    await openAuthorized(page);
+    const operation = operationBlock(page, 'get', '/user');
     await operation.locator('.opblock-summary').click();
     await operation.locator('button.execute').click();
 
@@ -81,6 +113,56 @@ forEachDialect('the /docs page in a browser', (dialect) => {
     await page.screenshot({ path: join(outputDir, `docs-page-${dialect}.png`), fullPage: false });
     assert.deepEqual(elsewhere, [], 'every request goes to this server');
     assert.deepEqual(pageErrors, []);
+    await page.close();
+  });
+
+  test('Execute with the example the page fills in succeeds on every operation (DELETE is refused as documented)', async () => {
+    const document = (await call(t.app, 'GET', '/openapi.json')).json;
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      METHODS.filter((method) => (item as Record<string, unknown>)[method]).map((method) => ({ method, path })),
+    );
+    assert.deepEqual(
+      operations.map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort(),
+      Object.keys(EXPECTED_STATUS).sort(),
+      'every operation of the document has its expected status here',
+    );
+
+    const page = await browser.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    await openAuthorized(page);
+    const answered: Record<string, number> = {};
+    for (const { method, path } of operations) {
+      const name = `${method.toUpperCase()} ${path}`;
+      const expected = EXPECTED_STATUS[name]!;
+      assert.ok(document.paths[path][method].responses[expected], `${name} documents ${expected}`);
+      const operation = operationBlock(page, method, path);
+      await operation.locator('.opblock-summary').click();
+      await operation.locator('button.execute').click();
+      // The status cell of the answer the page received, as the visitor reads it.
+      const response = operation.locator('.live-responses-table .response').first();
+      const status = response.locator('.response-col_status');
+      await status.waitFor();
+      const body = await response.locator('.response-col_description pre').first().innerText();
+      answered[name] = Number((await status.innerText()).trim());
+      assert.equal(answered[name], expected, `${name} answered ${answered[name]}: ${body}`);
+      assert.equal(JSON.parse(body).success, expected < 300, `${name}: ${body}`);
+      await operation.locator('.opblock-summary').click();
+    }
+    assert.deepEqual(answered, EXPECTED_STATUS);
+    assert.deepEqual(pageErrors, []);
+    await page.close();
+  });
+
+  test('descriptions show their <placeholders> as written', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${url}/docs`);
+    const operation = operationBlock(page, 'post', '/report');
+    await operation.locator('.opblock-summary').click();
+    const description = await operation.locator('.opblock-description').first().innerText();
+    for (const text of ['day:<date>', 'week:<first day>', 'task:<taskId>', 'task:hidden:<date>:<userId>']) {
+      assert.ok(description.includes(text), `${text} is shown`);
+    }
     await page.close();
   });
 });

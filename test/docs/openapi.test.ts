@@ -6,11 +6,23 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { OPENAPI_FILE, formatOpenApi } from '../../scripts/openapi.ts';
 import type { App } from '../../src/http/types.ts';
 import { SCOPES } from '../../src/services/scopes.ts';
-import { type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
+import { DEFAULT_NOW, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-/** Routes that are not part of the API: operator probes and the documentation itself. */
-const UNDOCUMENTED = /^\/(healthz|readyz|openapi\.json|docs)(\/|$)/;
+/** Routes that are not part of the API: operator probes, the documentation and `/` pointing to it. */
+const UNDOCUMENTED = /^\/((healthz|readyz|openapi\.json|docs)(\/|$)|$)/;
+const DAY_MS = 86_400_000;
+
+/** Every description and summary of the document, with where it is. */
+function markdownTexts(node: unknown, where = ''): { where: string; text: string }[] {
+  if (Array.isArray(node)) return node.flatMap((item, i) => markdownTexts(item, `${where}/${i}`));
+  if (node === null || typeof node !== 'object') return [];
+  return Object.entries(node).flatMap(([key, value]) =>
+    (key === 'description' || key === 'summary') && typeof value === 'string'
+      ? [{ where: `${where}/${key}`, text: value }]
+      : markdownTexts(value, `${where}/${key}`),
+  );
+}
 
 /**
  * Every method and path the app serves, read from Fastify's route tree: each line of
@@ -35,6 +47,8 @@ function servedRoutes(app: App): { method: string; path: string }[] {
 forEachDialect('the OpenAPI document', (dialect) => {
   let t: TestApp;
   let doc: any;
+  /** The document as the code generates it (and docs/openapi.json holds it), before the server dates its examples. */
+  const generatedDocument = (): any => structuredClone(t.app.swagger());
   before(async () => {
     t = await createTestApp(dialect);
     doc = (await call(t.app, 'GET', '/openapi.json')).json;
@@ -99,15 +113,75 @@ forEachDialect('the OpenAPI document', (dialect) => {
     assert.deepEqual(op.responses['429'].content['application/json'].schema.properties.error, { type: 'string', const: 'rate_limited' });
   });
 
+  test('a body is required only where an empty one is refused; the deprecated operation documents its headers', () => {
+    const required = Object.entries(doc.paths).flatMap(([path, item]) =>
+      METHODS.filter((m) => (item as Record<string, any>)[m]?.requestBody?.required).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    assert.deepEqual(required, ['POST /search']);
+    assert.equal(doc.paths['/report'].post.requestBody.required, false);
+    for (const response of Object.values(doc.paths['/project'].post.responses) as any[]) {
+      assert.ok(response.headers.Deprecation && response.headers.Link);
+    }
+    assert.equal(doc.paths['/projects'].get.responses['200'].headers.Deprecation, undefined);
+  });
+
+  test('no description holds a <placeholder> outside a code span, where Swagger UI would take it for HTML', () => {
+    const texts = markdownTexts(doc);
+    assert.ok(texts.some(({ text }) => text.includes('`day:<date>`')), 'the /report ids are in the descriptions');
+    for (const { where, text } of texts) {
+      const outsideCode = text.replace(/`[^`]*`/g, '');
+      assert.doesNotMatch(outsideCode, /<[A-Za-z]/, where);
+    }
+  });
+
+  test('the served examples are dated from the day the server answers on (UTC), both in /openapi.json and on /docs', async () => {
+    const body = (document: any, path: string) => document.paths[path].post.requestBody.content['application/json'];
+    const queryOf = (document: any) => document.paths['/message'].get.parameters as { name: string; example: unknown }[];
+    const generated = generatedDocument();
+    t.setNow(Date.parse('2027-03-10T23:30:00.000Z'));
+    try {
+      for (const url of ['/openapi.json', '/docs/json']) {
+        const served = (await call(t.app, 'GET', url)).json;
+        const today = Date.parse('2027-03-10T00:00:00.000Z');
+        const report = { dateRange: { from: today - 7 * DAY_MS, to: today }, aggregationLevel: 'day', sort: 'desc' };
+        assert.deepEqual(body(served, '/report').example, report, url);
+        const message = { date: '2027-03-02', level: 'week', format: 'text' };
+        assert.deepEqual(body(served, '/message').example, message, url);
+        assert.deepEqual(Object.fromEntries(queryOf(served).map((p) => [p.name, p.example])), message, url);
+        // Nothing else differs from the document the code generates.
+        body(served, '/report').example = body(generated, '/report').example;
+        body(served, '/message').example = body(generated, '/message').example;
+        for (const [i, parameter] of queryOf(served).entries()) parameter.example = queryOf(generated)[i]!.example;
+        assert.deepEqual(served, generated, url);
+      }
+    } finally {
+      t.setNow(DEFAULT_NOW);
+    }
+  });
+
+  test('every operation has an example of each parameter and of its body', () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of METHODS) {
+        const op = (item as Record<string, any>)[method];
+        if (!op) continue;
+        for (const parameter of op.parameters ?? []) {
+          if (parameter.schema.default === undefined) assert.notEqual(parameter.example, undefined, `${method} ${path} ${parameter.name}`);
+        }
+        if (op.requestBody) assert.ok(op.requestBody.content['application/json'].example, `${method} ${path}`);
+      }
+    }
+  });
+
   test('the committed docs/openapi.json is what the code generates (run `npm run openapi` after changing a route)', async () => {
     const committed = await readFile(OPENAPI_FILE, 'utf8').catch(() => '{}');
-    const generated = formatOpenApi(doc);
+    const fresh = generatedDocument();
+    const generated = formatOpenApi(fresh);
     if (committed === generated) return;
     // Name what drifted instead of printing two 200 kB strings.
     const old = JSON.parse(committed);
-    const changed = [...new Set([...Object.keys(old.paths ?? {}), ...Object.keys(doc.paths)])]
-      .filter((path) => JSON.stringify(old.paths?.[path]) !== JSON.stringify(doc.paths[path]));
-    const rest = JSON.stringify({ ...old, paths: null }) !== JSON.stringify({ ...doc, paths: null }) ? ['(top level)'] : [];
+    const changed = [...new Set([...Object.keys(old.paths ?? {}), ...Object.keys(fresh.paths)])]
+      .filter((path) => JSON.stringify(old.paths?.[path]) !== JSON.stringify(fresh.paths[path]));
+    const rest = JSON.stringify({ ...old, paths: null }) !== JSON.stringify({ ...fresh, paths: null }) ? ['(top level)'] : [];
     assert.fail(`docs/openapi.json is out of date (${[...rest, ...changed].join(', ') || 'formatting'}): run \`npm run openapi\``);
   });
 });
@@ -137,6 +211,17 @@ forEachDialect('the docs page', (dialect) => {
     const page = await call(t.app, 'GET', '/docs/json');
     const api = await call(t.app, 'GET', '/openapi.json');
     assert.deepEqual(page.json, api.json);
+  });
+
+  test('GET / answers without a key where the documentation is; other methods are 405, other paths still 404', async () => {
+    const root = await call(t.app, 'GET', '/');
+    assert.deepEqual([root.status, root.json], [200, { success: true, name: 'Daybook', docs: '/docs', openapi: '/openapi.json' }]);
+    for (const method of ['POST', 'PUT', 'DELETE', 'HEAD'] as const) {
+      const res = await call(t.app, method, '/', { body: method === 'HEAD' ? undefined : {} });
+      assert.deepEqual([res.status, res.headers.allow], [405, 'GET'], method);
+    }
+    const unknown = await call(t.app, 'GET', '/index.html');
+    assert.deepEqual([unknown.status, unknown.json], [404, { success: false, error: 'Not Found' }]);
   });
 
   test('documentation assets that do not exist are 404 in the envelope', async () => {

@@ -176,6 +176,29 @@ forEachDialect('POST /project (deprecated)', (dialect) => {
     assert.deepEqual([plan.status, plan.json], [403, { success: false, error: 'This endpoint requires the Core plan or higher.' }]);
   });
 
+  test('every answer, success or failure, carries Deprecation and a Link to /projects (RFC 9745)', async () => {
+    const answers = [
+      await legacy(t, {}),
+      await legacy(t, { operation: 'create', name: 'Deprecated but working' }),
+      await legacy(t, { operation: 'create' }),
+      await legacy(t, { operation: 'update', id: 'p_nope', name: 'x' }),
+      await legacy(t, { operation: 'delete', id: 'p_api' }),
+      await legacy(t, {}, K.aliceReadOnly),
+      await legacy(t, {}, K.frankFree),
+      await call(t.app, 'POST', '/project', { body: {} }),
+      await call(t.app, 'POST', '/project', { key: K.aliceAll, body: '{"operation":', headers: { 'content-type': 'application/json' } }),
+      await call(t.app, 'POST', '/project', { key: K.aliceAll, body: 'operation=list', headers: { 'content-type': 'text/plain' } }),
+      await legacy(t, { operation: 'create', name: 'x', description: 'd'.repeat(1024 * 1024) }),
+    ];
+    assert.deepEqual(answers.map((res) => res.status), [200, 200, 400, 404, 403, 403, 403, 401, 400, 415, 413]);
+    for (const res of answers) {
+      assert.equal(res.headers.deprecation, '@1795305600', `${res.status} ${res.body}`);
+      assert.equal(res.headers.link, '</projects>; rel="successor-version"', `${res.status} ${res.body}`);
+    }
+    const successor = await call(t.app, 'GET', '/projects', { key: K.aliceAll });
+    assert.deepEqual([successor.status, successor.headers.deprecation, successor.headers.link], [200, undefined, undefined]);
+  });
+
   test('other methods are 405', async () => {
     for (const method of ['GET', 'PUT', 'PATCH', 'DELETE'] as const) {
       const res = await call(t.app, method, '/project', { key: K.aliceAll });

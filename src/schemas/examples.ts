@@ -1,0 +1,55 @@
+/**
+ * The example request of each operation, as /docs fills it in for "Try it out". Every one
+ * succeeds with the demo key on the workspace a first start creates (src/first-run.ts): the ids
+ * and names are that workspace's, and the dates lie in its last days.
+ *
+ * Dates cannot be fixed: a range or a day written once would leave the demo's days behind. The
+ * route schemas carry the examples dated from DOCUMENT_DAY, which is what the committed
+ * docs/openapi.json shows; the server swaps in those dated from the day it serves the document
+ * (openapi.ts), so Execute finds data whenever it is pressed.
+ */
+import { addDays, firstInstantOfLocalDay } from '../lib/time.ts';
+
+/** The day (UTC) the committed document's examples are dated from; a Monday. */
+const DOCUMENT_DAY = '2026-11-23';
+
+/** The examples that depend on the day, dated from `today` (YYYY-MM-DD, UTC). */
+export function datedExamples(today: string) {
+  return {
+    /** The 7 UTC days before today, one row per day, newest first. */
+    report: {
+      dateRange: { from: firstInstantOfLocalDay(addDays(today, -7), 'UTC'), to: firstInstantOfLocalDay(today, 'UTC') },
+      aggregationLevel: 'day' as const,
+      sort: 'desc' as const,
+    },
+    /**
+     * The week before last as text. A week rather than yesterday: yesterday may be a weekend day
+     * or a day off without tracked time, hence without a summary (404), while a whole work week
+     * has some. Eight days back, its week has ended in every timezone (UTC−12 to UTC+14), so its
+     * summary exists.
+     */
+    message: { date: addDays(today, -8), level: 'week', format: 'text' },
+  };
+}
+
+export const DOCUMENT_EXAMPLES = datedExamples(DOCUMENT_DAY);
+
+/** A team project of the first-run demo that its key's owner (the team's admin) can see. */
+export const EXAMPLE_PROJECT_ID = 'prj_platform_public-api';
+
+export const PROJECT_CREATE_EXAMPLE = {
+  name: 'Website relaunch',
+  description: 'New landing pages and a clearer pricing table.',
+  color: '#6C63FF',
+  team: 'Platform',
+  private: false,
+};
+
+export const PROJECT_UPDATE_EXAMPLE = {
+  description: 'The HTTP API our customers integrate with: endpoints, limits, docs and SDKs.',
+  color: '#00C2FF',
+};
+
+export const LEGACY_PROJECT_EXAMPLE = { operation: 'list', archived: false };
+
+export const SEARCH_EXAMPLE = { query: 'billing', limit: 5, days: 7, sources: ['tasks', 'activity'] };
