@@ -141,6 +141,6 @@ forEachDialect('the docs page', (dialect) => {
 
   test('documentation assets that do not exist are 404 in the envelope', async () => {
     const res = await call(t.app, 'GET', '/docs/static/nothing.js');
-    assert.deepEqual([res.status, res.json], [404, { success: false, error: 'Not Found' }]);
+    assert.deepEqual([res.status, res.json], [404, { success: false, error: 'Not Found', message: 'Not Found' }]);
   });
 });
