@@ -25,6 +25,7 @@ import type { Config } from '../config.ts';
 import type { Storage } from '../storage/database.ts';
 import { fieldHoldingNul, NUL_RULE } from '../lib/nul.ts';
 import { registerAuth } from './auth.ts';
+import { drainBeforeClosing } from './drain.ts';
 import { type FailureBody, failureBody, rawFailureResponse } from './envelope.ts';
 import { ApiError, shown } from './errors.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -245,6 +246,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   app.setNotFoundHandler(notFound);
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string; validation?: unknown }, request, reply) => {
+    // Refused before its body has all arrived (over 1 MiB): the client may still be sending.
+    drainBeforeClosing(request.raw, reply.raw);
     // Fastify reads the body of an unknown path or method before its not-found handler runs;
     // what the body is (too large, a bad Content-Length) comes after 404 and 405 (decisions §1.1).
     if (request.is404) return notFound(request, reply);
