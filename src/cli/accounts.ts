@@ -3,7 +3,7 @@ import { userRecord } from '../dataset/export.ts';
 import { type RecordType, datasetSchema, describeSchemaError, recordValidator } from '../dataset/schema.ts';
 import { isValidTimezone } from '../lib/time.ts';
 import { generateApiKey, hashApiKey, newId } from '../services/api-keys.ts';
-import { SCOPES, isScope } from '../services/scopes.ts';
+import { SCOPES, currentScopes, scopeNamed } from '../services/scopes.ts';
 import {
   type UserChanges, findTeam, findUser, insertApiKey, insertTeam, insertUser, listApiKeys, listUsers,
   revokeApiKey, setMemberStatus, updateUser, upsertMember,
@@ -228,13 +228,18 @@ export function register(program: Command): void {
     .command('create')
     .requiredOption('--user <id>', 'owner of the key')
     .requiredOption('--name <name>', `what the key is for, 1 to ${maxLength('apiKey', 'name')} characters`)
-    .option('--scopes <list>', `comma-separated scopes out of ${SCOPES.join(', ')}`, SCOPES.join(','))
+    .option(
+      '--scopes <list>',
+      `comma-separated scopes out of ${SCOPES.join(', ')} (messages:read, the former name of summaries:read, is summaries:read)`,
+      SCOPES.join(','),
+    )
     .description('create a key; the key is printed once and stored only as a hash')
     .action(async (o) => {
-      const scopes = [...new Set(String(o.scopes).split(',').map((s) => s.trim()).filter(Boolean))];
-      const bad = scopes.find((s) => !isScope(s));
+      const names = String(o.scopes).split(',').map((s) => s.trim()).filter(Boolean);
+      const bad = names.find((s) => scopeNamed(s) === undefined);
       if (bad !== undefined) throw new UsageError(`unknown scope "${bad}"; scopes are ${SCOPES.join(', ')}`);
-      if (scopes.length === 0) throw new UsageError('--scopes needs at least one scope');
+      if (names.length === 0) throw new UsageError('--scopes needs at least one scope');
+      const scopes = currentScopes(names);
       const key = generateApiKey();
       const id = newId('key');
       const keyHash = hashApiKey(key);

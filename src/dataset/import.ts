@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { type CompiledQuery, type Kysely, PostgresAdapter, SqliteAdapter, sql, type Transaction } from 'kysely';
 import { hashApiKey } from '../services/api-keys.ts';
+import { currentScopes } from '../services/scopes.ts';
 import { fieldHoldingNul, NUL_RULE } from '../lib/nul.ts';
 import { createLocalDateMemo, isValidLocalDate, isValidTimezone, localNoon, parseInstant } from '../lib/time.ts';
 import { DeferredActivityUpkeep, previousActivities } from '../storage/activity-bulk.ts';
@@ -653,7 +654,7 @@ class ImportSession {
         user_id: k.userId,
         name: k.name,
         key_hash: keyHash,
-        scopes: k.scopes.join(' '),
+        scopes: currentScopes(k.scopes).join(' '),
         revoked: bool(k.revoked, false),
         created_at: this.now,
         last_used_at: null,

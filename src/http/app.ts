@@ -14,7 +14,9 @@ import FindMyWay from 'find-my-way';
 import AjvCompiler from '@fastify/ajv-compiler';
 import { fieldHoldingNul, NUL_RULE } from '../lib/nul.ts';
 import { registerAuth } from './auth.ts';
+import { drainBeforeClosing } from './drain.ts';
 import type { App, AppDeps, RouteModule } from './types.ts';
+import { type FailureBody, failureBody, rawFailureResponse } from './envelope.ts';
 import { ApiError, shown } from '../errors.ts';
 import { registerOpenApi } from './openapi.ts';
 import { describeValidationError } from './validation.ts';
@@ -90,7 +92,7 @@ function parameterHoldingNul(parameters: unknown): string | null {
 
 /** A reply as the handlers outside any route (Fastify's framework errors) use it. */
 interface EnvelopeReply {
-  code(status: number): { send(body: { success: false; error: string }): unknown };
+  code(status: number): { send(body: FailureBody): unknown };
 }
 
 /**
@@ -106,13 +108,7 @@ function answerClientError(this: { log: { debug(obj: object, msg: string): void 
         ? [408, 'Request Timeout']
         : [400, 'Bad Request'];
   this.log.debug({ code: err.code }, 'client error');
-  const body = JSON.stringify({ success: false, error: message });
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
+  if (socket.writable) socket.write(rawFailureResponse(status, STATUS_CODES[status] ?? '', message));
   socket.destroy(err);
 }
 
@@ -134,7 +130,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
           : error.code === 'FST_ERR_BAD_URL'
             ? [400, 'Malformed URL: a path segment is not valid percent-encoding']
             : [400, 'Bad Request'];
-      void (reply as unknown as EnvelopeReply).code(status).send({ success: false, error: message });
+      void (reply as unknown as EnvelopeReply).code(status).send(failureBody(message));
     },
     clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
@@ -144,17 +140,13 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // A request without Host gets its 400 in the envelope, from the hook below.
   (app.server as { requireHostHeader?: boolean }).requireHostHeader = false;
   app.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
-    const body = JSON.stringify({ success: false, error: 'Expectation Failed' });
+    const body = JSON.stringify(failureBody('Expectation Failed'));
     response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
     response.end(body);
   });
   app.server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
-    const body = JSON.stringify({ success: false, error: 'Method Not Allowed' });
     socket.on('error', () => {});
-    socket.end(
-      `HTTP/1.1 405 Method Not Allowed\r\nAllow: ${ROUTE_METHODS.join(', ')}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    socket.end(rawFailureResponse(405, 'Method Not Allowed', 'Method Not Allowed', { Allow: ROUTE_METHODS.join(', ') }));
   });
 
   // Query strings and path parameters arrive as text, so their values are coerced to the
@@ -218,36 +210,38 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     if (knownPaths.find('GET', path) && !servedRoutes.find(request.method as 'GET', path)) {
       // RFC 9110: a 405 names the methods the path does serve.
       const allowed = ROUTE_METHODS.filter((method) => servedRoutes.find(method, path));
-      reply.code(405).header('allow', allowed.join(', ')).send({ success: false, error: 'Method Not Allowed' });
+      reply.code(405).header('allow', allowed.join(', ')).send(failureBody('Method Not Allowed'));
     } else {
-      reply.code(404).send({ success: false, error: 'Not Found' });
+      reply.code(404).send(failureBody('Not Found'));
     }
   };
   app.setNotFoundHandler(notFound);
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string; validation?: unknown }, request, reply) => {
+    // Refused before its body has all arrived (over 1 MiB): the client may still be sending.
+    drainBeforeClosing(request.raw, reply.raw);
     // Fastify reads the body of an unknown path or method before its not-found handler runs;
     // what the body is (too large, a bad Content-Length) comes after 404 and 405 (decisions §1.1).
     if (request.is404) return notFound(request, reply);
     if (error instanceof ApiError) {
-      return reply.code(error.status).send({ success: false, error: error.message, ...error.extra });
+      return reply.code(error.status).send(failureBody(error.message, error.extra));
     }
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return reply.code(413).send({ success: false, error: 'Request body too large' });
+        return reply.code(413).send(failureBody('Request body too large'));
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return reply.code(415).send({ success: false, error: UNSUPPORTED_MEDIA_TYPE });
+        return reply.code(415).send(failureBody(UNSUPPORTED_MEDIA_TYPE));
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return reply.code(400).send({ success: false, error: 'Invalid Content-Length' });
+        return reply.code(400).send(failureBody('Invalid Content-Length'));
     }
     if (isDatabaseBusy(error)) {
       // SQLite: another process (an import) holds the write lock for longer than a write waits.
       request.log.warn({ code: error.code }, 'database busy');
-      return reply.code(503).header('retry-after', '5').send({ success: false, error: DATABASE_BUSY });
+      return reply.code(503).header('retry-after', '5').send(failureBody(DATABASE_BUSY));
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      return reply.code(status).send({ success: false, error: error.message });
+      return reply.code(status).send(failureBody(error.message));
     }
     if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' && (reply.raw.destroyed || request.raw.destroyed)) {
       // The client hung up before its answer (a streamed report body) was sent: nothing failed.
@@ -255,7 +249,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     } else {
       request.log.error({ err: error }, 'request failed');
     }
-    return reply.code(500).send({ success: false, error: 'Internal Server Error' });
+    return reply.code(500).send(failureBody('Internal Server Error'));
   });
 
   // A request without a body is handled as `{}` on every route (after authentication, which

@@ -8,6 +8,7 @@ import { hashApiKey } from '../services/api-keys.ts';
 import { type Viewer, loadViewer } from '../services/projects/access.ts';
 import { type Scope, grants } from '../services/scopes.ts';
 import type { App, AppDeps } from './types.ts';
+import { failureBody } from './envelope.ts';
 import type { RateLimitResult } from './rate-limit.ts';
 
 export interface AuthContext {
@@ -43,7 +44,7 @@ declare module 'fastify' {
 const TOUCH_INTERVAL_MS = 60_000;
 
 function fail(reply: FastifyReply, status: number, error: string, extra: Record<string, unknown> = {}) {
-  return reply.code(status).send({ success: false, error, ...extra });
+  return reply.code(status).send(failureBody(error, extra));
 }
 
 function setRateHeaders(reply: FastifyReply, rate: RateLimitResult): void {

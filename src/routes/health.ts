@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { RouteModule } from '../http/types.ts';
+import { failureBody } from '../http/envelope.ts';
 
 /** How long /readyz waits for the database's answer. */
 const READY_TIMEOUT_MS = 2000;
@@ -20,7 +21,7 @@ const healthRoutes: RouteModule = (app, { storage }) => {
       return { success: true, status: 'ready', database: storage.dialect };
     } catch (err) {
       request.log.error({ err }, 'database not reachable');
-      return reply.code(503).send({ success: false, error: 'Database unavailable' });
+      return reply.code(503).send(failureBody('Database unavailable'));
     } finally {
       clearTimeout(timer);
     }

@@ -1,13 +1,19 @@
 /** Schemas shared by route modules. */
 import Type from 'typebox';
 
+/** `message` repeats `error` for clients that show only a body's `message` (src/http/envelope.ts). */
 export const ErrorBody = Type.Object(
-  { success: Type.Literal(false), error: Type.String() },
-  { description: 'The failure envelope.' },
+  { success: Type.Literal(false), error: Type.String(), message: Type.String() },
+  { description: 'The failure envelope; `message` is the same text as `error`.' },
 );
 
 export const RateLimitedBody = Type.Object(
-  { success: Type.Literal(false), error: Type.Literal('rate_limited'), retryAfterSec: Type.Integer() },
+  {
+    success: Type.Literal(false),
+    error: Type.Literal('rate_limited'),
+    message: Type.Literal('rate_limited'),
+    retryAfterSec: Type.Integer(),
+  },
   { description: 'Over the per-key budget; retry after retryAfterSec seconds (also in Retry-After).' },
 );
 

@@ -15,10 +15,30 @@ const IMPLIED_BY: Partial<Record<Scope, Scope[]>> = {
   'summaries:read': ['reports:read'],
 };
 
+/**
+ * Former names, still accepted wherever a scope is (public docs of the hosted service, older):
+ * a key created or imported with one holds the scope it became.
+ */
+const FORMER_NAMES = new Map<string, Scope>([['messages:read', 'summaries:read']]);
+
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }
 
+/** The scope a name stands for, a former name included; undefined for any other name. */
+export function scopeNamed(name: string): Scope | undefined {
+  return isScope(name) ? name : FORMER_NAMES.get(name);
+}
+
+/** A key's scopes as they are stored: former names replaced by current ones, each scope once. */
+export function currentScopes(names: readonly string[]): string[] {
+  return [...new Set(names.map((name) => scopeNamed(name) ?? name))];
+}
+
 export function grants(held: readonly string[], required: Scope): boolean {
-  return held.includes(required) || (IMPLIED_BY[required] ?? []).some((s) => held.includes(s));
+  const granting = IMPLIED_BY[required] ?? [];
+  return held.some((name) => {
+    const scope = scopeNamed(name);
+    return scope === required || (scope !== undefined && granting.includes(scope));
+  });
 }

@@ -133,7 +133,7 @@ forEachDialect('daybook CLI', (dialect) => {
       assert.deepEqual([revoked.code, revoked.stdout], [0, `revoked ${rows[0]!.id}\n`], revoked.stderr);
       assert.match((await daybook(db.url, 'keys', 'list')).stdout, new RegExp(`^${rows[0]!.id}\\tu_late\\tlaptop\\t.*\\trevoked\\t`, 'm'));
       const after = await call(t.app, 'GET', '/user', { key });
-      assert.deepEqual([after.status, after.json], [401, { success: false, error: 'Invalid API key' }]);
+      assert.deepEqual([after.status, after.json], [401, { success: false, error: 'Invalid API key', message: 'Invalid API key' }]);
     } finally {
       await t.close();
     }

@@ -221,11 +221,11 @@ forEachDialect('the docs page', (dialect) => {
       assert.deepEqual([res.status, res.headers.allow], [405, 'GET'], method);
     }
     const unknown = await call(t.app, 'GET', '/index.html');
-    assert.deepEqual([unknown.status, unknown.json], [404, { success: false, error: 'Not Found' }]);
+    assert.deepEqual([unknown.status, unknown.json], [404, { success: false, error: 'Not Found', message: 'Not Found' }]);
   });
 
   test('documentation assets that do not exist are 404 in the envelope', async () => {
     const res = await call(t.app, 'GET', '/docs/static/nothing.js');
-    assert.deepEqual([res.status, res.json], [404, { success: false, error: 'Not Found' }]);
+    assert.deepEqual([res.status, res.json], [404, { success: false, error: 'Not Found', message: 'Not Found' }]);
   });
 });

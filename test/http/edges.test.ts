@@ -40,19 +40,19 @@ forEachDialect('requests at the edges', (dialect) => {
   test('a project id longer than 100 characters is an ordinary unknown id', async () => {
     const id = 'p'.repeat(5000);
     const read = await call(t.app, 'GET', `/projects/${id}`, { key: KEYS.aliceAll });
-    assert.deepEqual([read.status, read.json], [404, { success: false, error: 'Project not found' }]);
+    assert.deepEqual([read.status, read.json], [404, { success: false, error: 'Project not found', message: 'Project not found' }]);
     const removed = await call(t.app, 'DELETE', `/projects/${id}`, { key: KEYS.aliceAll });
-    assert.deepEqual([removed.status, removed.json], [403, { success: false, error: 'Deleting projects is not available through the API.' }]);
+    assert.deepEqual([removed.status, removed.json], [403, { success: false, error: 'Deleting projects is not available through the API.', message: 'Deleting projects is not available through the API.' }]);
     const noKey = await call(t.app, 'POST', `/projects/${id}`, { body: {} });
-    assert.deepEqual([noKey.status, noKey.json], [401, { success: false, error: 'Missing API key' }]);
+    assert.deepEqual([noKey.status, noKey.json], [401, { success: false, error: 'Missing API key', message: 'Missing API key' }]);
     const put = await call(t.app, 'PUT', `/projects/${id}`, { key: KEYS.aliceAll });
-    assert.deepEqual([put.status, put.json], [405, { success: false, error: 'Method Not Allowed' }]);
+    assert.deepEqual([put.status, put.json], [405, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' }]);
   });
 
   test('broken percent-encoding in a path is 400 in the envelope', async () => {
     for (const url of ['/projects/%E0%A4%A', '/nowhere/%E0%A4%A']) {
       const res = await call(t.app, 'GET', url, { key: KEYS.aliceAll });
-      assert.deepEqual([res.status, res.json], [400, { success: false, error: 'Malformed URL: a path segment is not valid percent-encoding' }], url);
+      assert.deepEqual([res.status, res.json], [400, { success: false, error: 'Malformed URL: a path segment is not valid percent-encoding', message: 'Malformed URL: a path segment is not valid percent-encoding' }], url);
     }
   });
 
@@ -62,19 +62,19 @@ forEachDialect('requests at the edges', (dialect) => {
     const long = await rawRequest(port, `GET /user?pad=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEYS.aliceAll}\r\n\r\n`);
     assert.equal(long.status, 431);
     assert.match(long.headers, /content-type: application\/json/i);
-    assert.deepEqual(JSON.parse(long.body), { success: false, error: 'Request Header Fields Too Large' });
+    assert.deepEqual(JSON.parse(long.body), { success: false, error: 'Request Header Fields Too Large', message: 'Request Header Fields Too Large' });
     const garbage = await rawRequest(port, 'NOT HTTP AT ALL\r\n\r\n');
     assert.equal(garbage.status, 400);
-    assert.deepEqual(JSON.parse(garbage.body), { success: false, error: 'Bad Request' });
+    assert.deepEqual(JSON.parse(garbage.body), { success: false, error: 'Bad Request', message: 'Bad Request' });
     // What Node answers before any route: an unknown expectation and a tunnel request.
     const expect = await rawRequest(port, `POST /search HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEYS.aliceAll}\r\nContent-Type: application/json\r\nExpect: foo\r\nContent-Length: 16\r\n\r\n{"query":"rate"}`);
-    assert.deepEqual([expect.status, JSON.parse(expect.body)], [417, { success: false, error: 'Expectation Failed' }]);
+    assert.deepEqual([expect.status, JSON.parse(expect.body)], [417, { success: false, error: 'Expectation Failed', message: 'Expectation Failed' }]);
     const hostless = await rawRequest(port, `GET /user HTTP/1.1\r\nX-API-Key: ${KEYS.aliceAll}\r\nConnection: close\r\n\r\n`);
-    assert.deepEqual([hostless.status, JSON.parse(hostless.body)], [400, { success: false, error: 'Bad Request: missing Host header' }]);
+    assert.deepEqual([hostless.status, JSON.parse(hostless.body)], [400, { success: false, error: 'Bad Request: missing Host header', message: 'Bad Request: missing Host header' }]);
     const http10 = await rawRequest(port, `GET /user HTTP/1.0\r\nX-API-Key: ${KEYS.aliceAll}\r\n\r\n`);
     assert.equal(http10.status, 200, 'HTTP/1.0 needs no Host');
     const tunnel = await rawRequest(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
-    assert.deepEqual([tunnel.status, JSON.parse(tunnel.body)], [405, { success: false, error: 'Method Not Allowed' }]);
+    assert.deepEqual([tunnel.status, JSON.parse(tunnel.body)], [405, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' }]);
     // The server goes on serving.
     assert.equal((await call(t.app, 'GET', '/user', { key: KEYS.aliceAll })).status, 200);
   });
@@ -83,13 +83,13 @@ forEachDialect('requests at the edges', (dialect) => {
     const send = (payload: Buffer, type = 'application/json') =>
       t.app.inject({ method: 'POST', url: '/projects', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': type }, payload });
     const invalid = await send(Buffer.from([...Buffer.from('{"name":"a'), 0xed, 0xa0, 0x80, ...Buffer.from('b"}')]));
-    assert.deepEqual([invalid.statusCode, invalid.json()], [400, { success: false, error: 'Malformed JSON body' }]);
+    assert.deepEqual([invalid.statusCode, invalid.json()], [400, { success: false, error: 'Malformed JSON body', message: 'Malformed JSON body' }]);
     const empty = await t.app.inject({
       method: 'POST', url: '/report', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json; charset=iso-8859-1' }, payload: '',
     });
     assert.equal(empty.statusCode, 200, `an empty body is {} whatever its charset: ${empty.body}`);
     const latin1 = await send(Buffer.from('{"name":"café latin"}', 'latin1'), 'application/json; charset=iso-8859-1');
-    assert.deepEqual([latin1.statusCode, latin1.json()], [415, { success: false, error: 'Unsupported Media Type: send application/json in UTF-8' }]);
+    assert.deepEqual([latin1.statusCode, latin1.json()], [415, { success: false, error: 'Unsupported Media Type: send application/json in UTF-8', message: 'Unsupported Media Type: send application/json in UTF-8' }]);
     const list = await call(t.app, 'GET', '/projects', { key: KEYS.aliceAll });
     assert.ok(!list.json.projects.some((p: { name: string }) => p.name.startsWith('a') && p.name.endsWith('b') && p.name.length === 5));
     assert.ok(!list.json.projects.some((p: { name: string }) => p.name.includes('latin')));
@@ -100,7 +100,7 @@ forEachDialect('requests at the edges', (dialect) => {
   test('a contributor list longer than the database takes as parameters is checked like a short one', async () => {
     const entries = Array.from({ length: 40_000 }, (_, i) => `nobody-${i}`);
     const res = await call(t.app, 'POST', '/projects/p_api', { key: KEYS.aliceAll, body: { contributorIds: entries } });
-    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'No user matches "nobody-0"; use a user id, handle, or email address' }]);
+    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'No user matches "nobody-0"; use a user id, handle, or email address', message: 'No user matches "nobody-0"; use a user id, handle, or email address' }]);
     // Thousands of repeats of real members (by id, handle and e-mail) resolve to each member once.
     const members = Array.from({ length: 30_000 }, (_, i) => ['u_alice', 'bob', 'ALICE@example.com'][i % 3]!);
     const set = await call(t.app, 'POST', '/projects/p_api', { key: KEYS.aliceAll, body: { contributorIds: members } });
@@ -114,7 +114,7 @@ forEachDialect('requests at the edges', (dialect) => {
       key: KEYS.aliceAll,
       body: { dateRange: { from: Date.parse('2026-11-16T00:00:00Z'), to: Date.parse('2026-11-23T00:00:00Z') }, aggregationLevel: 'day', projectIds },
     });
-    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'Unknown project id: "p_missing_0"' }]);
+    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'Unknown project id: "p_missing_0"', message: 'Unknown project id: "p_missing_0"' }]);
   });
 
   test('a value of the wrong type for a string-or-null field names the string type, not null', async () => {
@@ -127,14 +127,14 @@ forEachDialect('requests at the edges', (dialect) => {
     ];
     for (const [method, url, body, error] of cases) {
       const res = await call(t.app, method as 'POST', url, { key: KEYS.aliceAll, body });
-      assert.deepEqual([res.status, res.json], [400, { success: false, error }], JSON.stringify(body));
+      assert.deepEqual([res.status, res.json], [400, { success: false, error, message: error }], JSON.stringify(body));
     }
   });
 
   test('the deprecated /project answers Invalid color value for a color that is not a string', async () => {
     for (const color of [5, true, { hex: '#FFB623' }, ['#FFB623']]) {
       const res = await call(t.app, 'POST', '/project', { key: KEYS.aliceAll, body: { operation: 'create', name: 'Colors', color } });
-      assert.deepEqual([res.status, res.json], [400, { success: false, error: 'Invalid color value' }], JSON.stringify(color));
+      assert.deepEqual([res.status, res.json], [400, { success: false, error: 'Invalid color value', message: 'Invalid color value' }], JSON.stringify(color));
     }
     const cleared = await call(t.app, 'POST', '/project', { key: KEYS.aliceAll, body: { operation: 'create', name: 'Plain', color: '' } });
     assert.equal(cleared.status, 200);
@@ -168,7 +168,7 @@ forEachDialect('requests at the edges', (dialect) => {
       const res = await t.app.inject({
         method: 'POST', url: '/report', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': type }, payload: '{"aggregationLevel":"day"}',
       });
-      assert.deepEqual([res.statusCode, res.json()], [415, { success: false, error: 'Unsupported Media Type: send application/json' }], type);
+      assert.deepEqual([res.statusCode, res.json()], [415, { success: false, error: 'Unsupported Media Type: send application/json', message: 'Unsupported Media Type: send application/json' }], type);
     }
   });
 
@@ -179,7 +179,7 @@ forEachDialect('requests at the edges', (dialect) => {
       const res = await t.app.inject({
         method: 'POST', url: '/search', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json', 'content-encoding': encoding }, payload: body,
       });
-      assert.deepEqual([res.statusCode, res.json()], [415, { success: false, error: 'Unsupported Content-Encoding: send the body uncompressed' }], encoding);
+      assert.deepEqual([res.statusCode, res.json()], [415, { success: false, error: 'Unsupported Content-Encoding: send the body uncompressed', message: 'Unsupported Content-Encoding: send the body uncompressed' }], encoding);
     }
     const identity = await t.app.inject({
       method: 'POST', url: '/search', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json', 'content-encoding': 'identity' }, payload: '{"query":"api"}',
@@ -191,7 +191,7 @@ forEachDialect('requests at the edges', (dialect) => {
     const twice = await t.app.inject({ method: 'GET', url: '/user', headers: { 'x-api-key': `${KEYS.aliceAll}, ${KEYS.aliceAll}` } });
     assert.equal(twice.statusCode, 200, twice.body);
     const two = await t.app.inject({ method: 'GET', url: '/user', headers: { 'x-api-key': `${KEYS.aliceAll}, ${KEYS.bob}` } });
-    assert.deepEqual([two.statusCode, two.json()], [401, { success: false, error: 'Invalid API key' }]);
+    assert.deepEqual([two.statusCode, two.json()], [401, { success: false, error: 'Invalid API key', message: 'Invalid API key' }]);
   });
 
   test('a NUL character in a body, a path or a query is 400 naming the field, on both databases', async () => {
@@ -206,7 +206,7 @@ forEachDialect('requests at the edges', (dialect) => {
     ];
     for (const [method, url, body, error] of cases) {
       const res = await call(t.app, method as 'GET', url, { key: KEYS.aliceAll, ...(body === undefined ? {} : { body }) });
-      assert.deepEqual([res.status, res.json], [400, { success: false, error }], `${method} ${url}`);
+      assert.deepEqual([res.status, res.json], [400, { success: false, error, message: error }], `${method} ${url}`);
     }
     // However deep the field, its name is cut like any echoed input.
     const deep = await t.app.inject({
@@ -237,7 +237,7 @@ forEachDialect('requests at the edges', (dialect) => {
       method: 'POST', url: '/search', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json' },
       payload: `{"query":"api","sources":[${nested}]}`,
     });
-    assert.deepEqual([deep.statusCode, deep.json()], [400, { success: false, error: 'sources contains an invalid value: an array' }]);
+    assert.deepEqual([deep.statusCode, deep.json()], [400, { success: false, error: 'sources contains an invalid value: an array', message: 'sources contains an invalid value: an array' }]);
     const huge = await call(t.app, 'POST', '/projects', { key: KEYS.aliceAll, body: { team: 'x'.repeat(500_000) } });
     assert.equal(huge.status, 400);
     assert.equal(huge.json.error, `Team not found: "${'x'.repeat(100)}…"`);
@@ -284,7 +284,7 @@ test('SQLite: a write while another process holds the write lock is 503 with Ret
     await sql`pragma busy_timeout = 1000`.execute(storage.db);
     other.exec('begin immediate');
     const write = await call(t.app, 'POST', '/projects', { key: KEYS.aliceAll, body: { name: 'While locked' } });
-    assert.deepEqual([write.status, write.json], [503, { success: false, error: 'Service Unavailable: the database is busy with another writer; retry shortly' }]);
+    assert.deepEqual([write.status, write.json], [503, { success: false, error: 'Service Unavailable: the database is busy with another writer; retry shortly', message: 'Service Unavailable: the database is busy with another writer; retry shortly' }]);
     assert.equal(write.headers['retry-after'], '5');
     // Reads are answered, and a key's use stamp, which the lock also refuses, holds up nothing.
     const started = performance.now();

@@ -22,7 +22,7 @@ test('/readyz is 503 within seconds when PostgreSQL stops answering, and 200 aga
     relay.stall(true);
     const started = Date.now();
     const stalled = await call(app, 'GET', '/readyz');
-    assert.deepEqual([stalled.status, stalled.json], [503, { success: false, error: 'Database unavailable' }]);
+    assert.deepEqual([stalled.status, stalled.json], [503, { success: false, error: 'Database unavailable', message: 'Database unavailable' }]);
     assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
     relay.stall(false);
     assert.equal((await call(app, 'GET', '/readyz')).status, 200);

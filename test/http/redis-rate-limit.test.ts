@@ -51,7 +51,7 @@ forEachDialect('rate limits shared through Redis', (dialect) => {
         assert.equal(res.status, 429);
         const retryAfter = Number(res.headers['retry-after']);
         assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, String(retryAfter));
-        assert.deepEqual(res.json, { success: false, error: 'rate_limited', retryAfterSec: retryAfter });
+        assert.deepEqual(res.json, { success: false, error: 'rate_limited', message: 'rate_limited', retryAfterSec: retryAfter });
       }
       // The budget is per key: another key is still served by both instances.
       for (const t of apps) assert.equal((await call(t.app, 'GET', '/user', { key: KEYS.aliceAll })).status, 200);

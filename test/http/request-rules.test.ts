@@ -36,31 +36,31 @@ forEachDialect('every request', (dialect) => {
   test('unknown path is 404 Not Found in the envelope, even without a key', async () => {
     const res = await call(t.app, 'GET', '/nothing-here');
     assert.equal(res.status, 404);
-    assert.deepEqual(res.json, { success: false, error: 'Not Found' });
+    assert.deepEqual(res.json, { success: false, error: 'Not Found', message: 'Not Found' });
   });
 
   for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const) {
     test(`${method} /user is 405 Method Not Allowed, before the key check`, async () => {
       const res = await call(t.app, method, '/user');
       assert.equal(res.status, 405);
-      if (method !== 'HEAD') assert.deepEqual(res.json, { success: false, error: 'Method Not Allowed' });
+      if (method !== 'HEAD') assert.deepEqual(res.json, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' });
     });
   }
 
   test('no key: 401 Missing API key', async () => {
     const res = await call(t.app, 'GET', '/user');
     assert.equal(res.status, 401);
-    assert.deepEqual(res.json, { success: false, error: 'Missing API key' });
+    assert.deepEqual(res.json, { success: false, error: 'Missing API key', message: 'Missing API key' });
   });
 
   test('unknown key: 401 Invalid API key', async () => {
     const res = await call(t.app, 'GET', '/user', { key: 'dbk_not_a_real_key_at_all_000000' });
-    assert.deepEqual([res.status, res.json], [401, { success: false, error: 'Invalid API key' }]);
+    assert.deepEqual([res.status, res.json], [401, { success: false, error: 'Invalid API key', message: 'Invalid API key' }]);
   });
 
   test('a revoked key is 401 Invalid API key', async () => {
     const res = await call(t.app, 'GET', '/user', { key: KEYS.daveRevoked });
-    assert.deepEqual([res.status, res.json], [401, { success: false, error: 'Invalid API key' }]);
+    assert.deepEqual([res.status, res.json], [401, { success: false, error: 'Invalid API key', message: 'Invalid API key' }]);
   });
 
   test('a key in the query string or Authorization header is ignored (401)', async () => {
@@ -76,12 +76,12 @@ forEachDialect('every request', (dialect) => {
     await t.storage.db.updateTable('api_keys').set({ scopes: 'reports:read' }).where('id', '=', 'key_alice_ro').execute();
     const res = await call(t.app, 'GET', '/user', { key: KEYS.aliceReadOnly });
     await t.storage.db.updateTable('api_keys').set({ scopes: 'projects:read user:read' }).where('id', '=', 'key_alice_ro').execute();
-    assert.deepEqual([res.status, res.json], [403, { success: false, error: 'API key missing required scope: user:read' }]);
+    assert.deepEqual([res.status, res.json], [403, { success: false, error: 'API key missing required scope: user:read', message: 'API key missing required scope: user:read' }]);
   });
 
   test('free plan: 403 on /user after the scope check', async () => {
     const res = await call(t.app, 'GET', '/user', { key: KEYS.carolFree });
-    assert.deepEqual([res.status, res.json], [403, { success: false, error: 'This endpoint requires the Core plan or higher.' }]);
+    assert.deepEqual([res.status, res.json], [403, { success: false, error: 'This endpoint requires the Core plan or higher.', message: 'This endpoint requires the Core plan or higher.' }]);
   });
 
   test('authenticated responses carry RateLimit-* headers', async () => {
@@ -122,7 +122,7 @@ forEachDialect('bodies', (dialect) => {
       method: 'POST', url: '/report', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json' }, payload: '{"a":',
     });
     assert.equal(res.statusCode, 400);
-    assert.deepEqual(res.json(), { success: false, error: 'Malformed JSON body' });
+    assert.deepEqual(res.json(), { success: false, error: 'Malformed JSON body', message: 'Malformed JSON body' });
   });
 
   test('a body over 1 MiB is 413 Request body too large', async () => {
@@ -131,7 +131,7 @@ forEachDialect('bodies', (dialect) => {
       payload: JSON.stringify({ pad: 'x'.repeat(BODY_LIMIT) }),
     });
     assert.equal(res.statusCode, 413);
-    assert.deepEqual(res.json(), { success: false, error: 'Request body too large' });
+    assert.deepEqual(res.json(), { success: false, error: 'Request body too large', message: 'Request body too large' });
   });
 
   test('a body over 1 MiB to an unknown path is 404, to an unsupported method 405 (decisions §1.1)', async () => {
@@ -139,10 +139,10 @@ forEachDialect('bodies', (dialect) => {
     for (const key of [KEYS.aliceAll, undefined]) {
       const headers = { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) };
       const unknown = await t.app.inject({ method: 'POST', url: '/nope', headers, payload: big });
-      assert.deepEqual([unknown.statusCode, unknown.json()], [404, { success: false, error: 'Not Found' }]);
+      assert.deepEqual([unknown.statusCode, unknown.json()], [404, { success: false, error: 'Not Found', message: 'Not Found' }]);
       for (const [method, url] of [['PUT', '/projects'], ['POST', '/user']] as const) {
         const res = await t.app.inject({ method, url, headers, payload: big });
-        assert.deepEqual([res.statusCode, res.json()], [405, { success: false, error: 'Method Not Allowed' }], `${method} ${url}`);
+        assert.deepEqual([res.statusCode, res.json()], [405, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' }], `${method} ${url}`);
         assert.ok(res.headers.allow, 'with its Allow header');
       }
     }
@@ -159,7 +159,7 @@ forEachDialect('bodies', (dialect) => {
 
   test('JSON bodies are not coerced: a number where a string belongs is a 400 naming the field', async () => {
     const res = await call(t.app, 'POST', '/projects', { key: KEYS.aliceAll, body: { name: 5 } });
-    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'name must be of type string' }]);
+    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'name must be of type string', message: 'name must be of type string' }]);
     const list = await call(t.app, 'GET', '/projects', { key: KEYS.aliceAll });
     assert.ok(!list.json.projects.some((p: { name: string }) => p.name === '5'));
   });
@@ -178,7 +178,7 @@ forEachDialect('bodies', (dialect) => {
     const res = await t.app.inject({
       method: 'POST', url: '/projects', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json' }, payload: 'null',
     });
-    assert.deepEqual([res.statusCode, res.json()], [400, { success: false, error: 'body must be of type object' }]);
+    assert.deepEqual([res.statusCode, res.json()], [400, { success: false, error: 'body must be of type object', message: 'body must be of type object' }]);
   });
 
   test('401 comes before 400: malformed JSON without a key is 401', async () => {

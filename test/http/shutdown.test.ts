@@ -117,7 +117,7 @@ test('close() answers the request in flight, refuses new connections, then resol
   const response = await request.finish();
   // POST on /user is answered 405 in the envelope: a complete answer, not a cut connection.
   assert.equal(statusOf(response), 405, response);
-  assert.ok(response.endsWith('{"success":false,"error":"Method Not Allowed"}'), response);
+  assert.ok(response.endsWith('{"success":false,"error":"Method Not Allowed","message":"Method Not Allowed"}'), response);
   await closing;
   assert.equal(closed, true);
 });

@@ -64,7 +64,7 @@ forEachDialect('GET /projects', (dialect) => {
 
   test('invalid query parameters are 400 naming the parameter', async () => {
     const sort = await call(t.app, 'GET', '/projects?sort=name', { key: K.aliceAll });
-    assert.deepEqual([sort.status, sort.json], [400, { success: false, error: 'sort must be one of: createdAt, updatedAt, usedAt' }]);
+    assert.deepEqual([sort.status, sort.json], [400, { success: false, error: 'sort must be one of: createdAt, updatedAt, usedAt', message: 'sort must be one of: createdAt, updatedAt, usedAt' }]);
     for (const value of ['yes', '1', '']) {
       const res = await call(t.app, 'GET', `/projects?includeArchived=${value}`, { key: K.aliceAll });
       assert.deepEqual([res.status, res.json.error], [400, 'includeArchived must be of type boolean'], value);
@@ -118,7 +118,7 @@ forEachDialect('GET /projects/:id', (dialect) => {
   });
 
   test('a project outside the caller\'s visibility is the same 404 as an unknown id', async () => {
-    const expected = { success: false, error: 'Project not found' };
+    const expected = { success: false, error: 'Project not found', message: 'Project not found' };
     for (const [key, id] of [
       [K.bob, 'p_garden'], // alice's personal project
       [K.bob, 'p_old'],
@@ -159,7 +159,7 @@ forEachDialect('/projects methods, scopes and plans', (dialect) => {
   after(() => t.close());
 
   test('DELETE /projects/:id is refused with 403, whether or not the project exists', async () => {
-    const expected = { success: false, error: 'Deleting projects is not available through the API.' };
+    const expected = { success: false, error: 'Deleting projects is not available through the API.', message: 'Deleting projects is not available through the API.' };
     for (const id of ['p_api', 'p_ops', 'p_nope']) {
       const res = await call(t.app, 'DELETE', `/projects/${id}`, { key: K.aliceAll });
       assert.deepEqual([res.status, res.json], [403, expected], id);
@@ -169,7 +169,7 @@ forEachDialect('/projects methods, scopes and plans', (dialect) => {
 
   test('DELETE /projects/:id needs projects:write first', async () => {
     const res = await call(t.app, 'DELETE', '/projects/p_api', { key: K.aliceReadOnly });
-    assert.deepEqual([res.status, res.json], [403, { success: false, error: 'API key missing required scope: projects:write' }]);
+    assert.deepEqual([res.status, res.json], [403, { success: false, error: 'API key missing required scope: projects:write', message: 'API key missing required scope: projects:write' }]);
     assert.equal((await call(t.app, 'DELETE', '/projects/p_api')).status, 401);
   });
 
@@ -182,14 +182,14 @@ forEachDialect('/projects methods, scopes and plans', (dialect) => {
   ] as const) {
     test(`${method} ${url} is 405 Method Not Allowed`, async () => {
       const res = await call(t.app, method, url, { key: K.aliceAll, body: { name: 'x' } });
-      assert.deepEqual([res.status, res.json], [405, { success: false, error: 'Method Not Allowed' }]);
+      assert.deepEqual([res.status, res.json], [405, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' }]);
     });
   }
 
   test('projects:read lists and reads but cannot write', async () => {
     assert.equal((await call(t.app, 'GET', '/projects', { key: K.aliceReadOnly })).status, 200);
     assert.equal((await call(t.app, 'GET', '/projects/p_api', { key: K.aliceReadOnly })).status, 200);
-    const missing = { success: false, error: 'API key missing required scope: projects:write' };
+    const missing = { success: false, error: 'API key missing required scope: projects:write', message: 'API key missing required scope: projects:write' };
     for (const url of ['/projects', '/projects/p_api']) {
       const res = await call(t.app, 'POST', url, { key: K.aliceReadOnly, body: { name: 'nope' } });
       assert.deepEqual([res.status, res.json], [403, missing], url);
@@ -209,7 +209,7 @@ forEachDialect('/projects methods, scopes and plans', (dialect) => {
   });
 
   test('a free-plan key gets 403 on every /projects route', async () => {
-    const expected = { success: false, error: 'This endpoint requires the Core plan or higher.' };
+    const expected = { success: false, error: 'This endpoint requires the Core plan or higher.', message: 'This endpoint requires the Core plan or higher.' };
     for (const [method, url] of [
       ['GET', '/projects'],
       ['GET', '/projects/p_api'],

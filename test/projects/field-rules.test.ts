@@ -307,7 +307,7 @@ forEachDialect('project field rules', (dialect) => {
       const res = await call(t.app, 'POST', '/projects', { key: K.aliceAll, body: c.body });
       assert.equal(res.status, c.status, res.body);
       if (c.error !== undefined) {
-        assert.deepEqual(res.json, { success: false, error: c.error });
+        assert.deepEqual(res.json, { success: false, error: c.error, message: c.error });
         return;
       }
       assert.equal(res.json.success, true);
@@ -327,7 +327,7 @@ forEachDialect('project field rules', (dialect) => {
       assert.equal(res.status, c.status, res.body);
       const stored = (await call(t.app, 'GET', `/projects/${created.id}`, { key: c.key ?? K.aliceAll })).json.project;
       if (c.error !== undefined) {
-        assert.deepEqual(res.json, { success: false, error: c.error });
+        assert.deepEqual(res.json, { success: false, error: c.error, message: c.error });
         assert.deepEqual(stored, created, 'a refused update changes nothing');
         return;
       }
@@ -374,6 +374,6 @@ forEachDialect('project field rules', (dialect) => {
     const invalid = await call(t.app, 'POST', '/projects/p_nope', { key: K.aliceAll, body: { color: 'blue' } });
     assert.deepEqual([invalid.status, invalid.json.error], [400, 'Invalid color value']);
     const valid = await call(t.app, 'POST', '/projects/p_nope', { key: K.aliceAll, body: { color: '#FFB623' } });
-    assert.deepEqual([valid.status, valid.json], [404, { success: false, error: 'Project not found' }]);
+    assert.deepEqual([valid.status, valid.json], [404, { success: false, error: 'Project not found', message: 'Project not found' }]);
   });
 });

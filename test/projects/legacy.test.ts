@@ -75,7 +75,7 @@ forEachDialect('POST /project (deprecated)', (dialect) => {
     test(`${c.rule}: ${c.status} ${c.error}`, async () => {
       const before = await call(t.app, 'GET', '/projects?includeArchived=true', { key: K.aliceAll });
       const res = await legacy(t, c.body);
-      assert.deepEqual([res.status, res.json], [c.status, { success: false, error: c.error }]);
+      assert.deepEqual([res.status, res.json], [c.status, { success: false, error: c.error, message: c.error }]);
       const after = await call(t.app, 'GET', '/projects?includeArchived=true', { key: K.aliceAll });
       assert.deepEqual(after.json, before.json, 'a failed operation changes nothing');
     });
@@ -152,7 +152,7 @@ forEachDialect('POST /project (deprecated)', (dialect) => {
 
   test('update: name cannot be cleared', async () => {
     const res = await legacy(t, { operation: 'update', id: 'p_api', name: '' });
-    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'name must not be empty' }]);
+    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'name must not be empty', message: 'name must not be empty' }]);
   });
 
   test('archive defaults to archived: true; archived: false unarchives', async () => {
@@ -171,9 +171,9 @@ forEachDialect('POST /project (deprecated)', (dialect) => {
 
   test('needs projects:write even to list, and the Core plan', async () => {
     const scope = await legacy(t, {}, K.aliceReadOnly);
-    assert.deepEqual([scope.status, scope.json], [403, { success: false, error: 'API key missing required scope: projects:write' }]);
+    assert.deepEqual([scope.status, scope.json], [403, { success: false, error: 'API key missing required scope: projects:write', message: 'API key missing required scope: projects:write' }]);
     const plan = await legacy(t, {}, K.frankFree);
-    assert.deepEqual([plan.status, plan.json], [403, { success: false, error: 'This endpoint requires the Core plan or higher.' }]);
+    assert.deepEqual([plan.status, plan.json], [403, { success: false, error: 'This endpoint requires the Core plan or higher.', message: 'This endpoint requires the Core plan or higher.' }]);
   });
 
   test('every answer, success or failure, carries Deprecation and a Link to /projects (RFC 9745)', async () => {
@@ -202,7 +202,7 @@ forEachDialect('POST /project (deprecated)', (dialect) => {
   test('other methods are 405', async () => {
     for (const method of ['GET', 'PUT', 'PATCH', 'DELETE'] as const) {
       const res = await call(t.app, method, '/project', { key: K.aliceAll });
-      assert.deepEqual([res.status, res.json], [405, { success: false, error: 'Method Not Allowed' }], method);
+      assert.deepEqual([res.status, res.json], [405, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' }], method);
     }
   });
 });

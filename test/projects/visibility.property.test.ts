@@ -127,7 +127,7 @@ class Model {
   }
 }
 
-const NOT_FOUND = { success: false, error: 'Project not found' };
+const NOT_FOUND = { success: false, error: 'Project not found', message: 'Project not found' };
 const sortedIds = (projects: { id: string }[]) => projects.map((p) => p.id).sort();
 
 forEachDialect('project visibility (property)', (dialect) => {
@@ -215,7 +215,7 @@ forEachDialect('project visibility (property)', (dialect) => {
       body = { team: teamValue };
       if (sees && teamValue !== null && (team === null || !model.isActive(action.user, team))) {
         allowed = false;
-        refusal = [400, { success: false, error: `Team not found: "${teamValue}"` }];
+        refusal = [400, { success: false, error: `Team not found: "${teamValue}"`, message: `Team not found: "${teamValue}"` }];
       }
     }
 

@@ -213,7 +213,7 @@ forEachDialect('POST /report activity body', (dialect) => {
       key: KEYS.aliceAll, body: { dateRange: RANGE, aggregationLevel: 'activity', projectIds: ['p_nope'] },
     });
     assert.equal(res.status, 400);
-    assert.deepEqual(res.json, { success: false, error: 'Unknown project id: "p_nope"' });
+    assert.deepEqual(res.json, { success: false, error: 'Unknown project id: "p_nope"', message: 'Unknown project id: "p_nope"' });
   });
 });
 

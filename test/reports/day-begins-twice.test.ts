@@ -85,7 +85,7 @@ forEachDialect('a day that begins twice', (dialect) => {
   test('/message for a date in the last year there is: 404 at every level, not a 500', async () => {
     for (const level of ['day', 'week', 'month', 'quarter', 'year']) {
       const res = await call(t.app, 'GET', `/message?date=9999-12-31&level=${level}`, { key: KEY });
-      assert.deepEqual([res.status, res.json], [404, { success: false, error: 'No summary exists for this date and level yet.' }], level);
+      assert.deepEqual([res.status, res.json], [404, { success: false, error: 'No summary exists for this date and level yet.', message: 'No summary exists for this date and level yet.' }], level);
     }
   });
 });

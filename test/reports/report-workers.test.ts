@@ -105,7 +105,7 @@ forEachDialect('a report worker that cannot build', (dialect) => {
 
   test('answers that request 500 with the envelope and no detail, and the server goes on', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/report', headers: { 'x-api-key': KEYS.aliceAll }, payload: { dateRange: year, aggregationLevel: 'day' } });
-    assert.deepEqual([res.statusCode, res.json()], [500, { success: false, error: 'Internal Server Error' }]);
+    assert.deepEqual([res.statusCode, res.json()], [500, { success: false, error: 'Internal Server Error', message: 'Internal Server Error' }]);
     const small = await t.app.inject({ method: 'POST', url: '/report', headers: { 'x-api-key': KEYS.aliceAll }, payload: {} });
     assert.equal(small.statusCode, 200);
   });

@@ -18,7 +18,7 @@ forEachDialect('POST /report request rules', (dialect) => {
   const post = (body: unknown, key: string = KEYS.aliceAll) => call(t.app, 'POST', '/report', { key, body });
   const expect400 = async (body: unknown, error: string, key: string = KEYS.aliceAll) => {
     const res = await post(body, key);
-    assert.deepEqual([res.status, res.json], [400, { success: false, error }], JSON.stringify(body));
+    assert.deepEqual([res.status, res.json], [400, { success: false, error, message: error }], JSON.stringify(body));
   };
 
   test('a non-empty body needs dateRange and aggregationLevel', async () => {
@@ -83,17 +83,17 @@ forEachDialect('POST /report request rules', (dialect) => {
 
   test('checks before validation: 401, then 403 scope, then 403 plan', async () => {
     const noKey = await call(t.app, 'POST', '/report', { body: { aggregationLevel: 'bad' } });
-    assert.deepEqual([noKey.status, noKey.json], [401, { success: false, error: 'Missing API key' }]);
+    assert.deepEqual([noKey.status, noKey.json], [401, { success: false, error: 'Missing API key', message: 'Missing API key' }]);
     const scope = await post({ aggregationLevel: 'bad' }, KEYS.aliceReadOnly);
-    assert.deepEqual([scope.status, scope.json], [403, { success: false, error: 'API key missing required scope: reports:read' }]);
+    assert.deepEqual([scope.status, scope.json], [403, { success: false, error: 'API key missing required scope: reports:read', message: 'API key missing required scope: reports:read' }]);
     const plan = await post({ aggregationLevel: 'bad' }, KEYS.carolFree);
-    assert.deepEqual([plan.status, plan.json], [403, { success: false, error: 'This endpoint requires the Core plan or higher.' }]);
+    assert.deepEqual([plan.status, plan.json], [403, { success: false, error: 'This endpoint requires the Core plan or higher.', message: 'This endpoint requires the Core plan or higher.' }]);
   });
 
   test('other methods on /report are 405', async () => {
     for (const method of ['GET', 'PUT', 'PATCH', 'DELETE'] as const) {
       const res = await call(t.app, method, '/report', { key: KEYS.aliceAll });
-      assert.deepEqual([res.status, res.json], [405, { success: false, error: 'Method Not Allowed' }], method);
+      assert.deepEqual([res.status, res.json], [405, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' }], method);
     }
   });
 });
@@ -109,13 +109,13 @@ forEachDialect('POST /report membership rules', (dialect) => {
     const res = await call(t.app, 'POST', '/report', {
       key: ZONE_KEYS.gone, body: { dateRange: range(1), aggregationLevel: 'day', teamIds: ['t_world'] },
     });
-    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'Unknown team id: "t_world"' }]);
+    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'Unknown team id: "t_world"', message: 'Unknown team id: "t_world"' }]);
   });
 
   test('a project of a team the caller left is unknown to it', async () => {
     const res = await call(t.app, 'POST', '/report', {
       key: ZONE_KEYS.gone, body: { dateRange: range(1), aggregationLevel: 'day', projectIds: ['p_shared'] },
     });
-    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'Unknown project id: "p_shared"' }]);
+    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'Unknown project id: "p_shared"', message: 'Unknown project id: "p_shared"' }]);
   });
 });

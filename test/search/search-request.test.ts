@@ -163,7 +163,7 @@ forEachDialect('search request', (dialect) => {
   for (const [name, body, error] of invalid) {
     test(`400 ${name}: ${error}`, async () => {
       const res = await search(body);
-      assert.deepEqual([res.status, res.json], [400, { success: false, error }]);
+      assert.deepEqual([res.status, res.json], [400, { success: false, error, message: error }]);
     });
   }
 
@@ -186,13 +186,13 @@ forEachDialect('search request', (dialect) => {
   test('works on the free plan; needs search:read', async () => {
     assert.equal((await search({ query: 'a' })).status, 200);
     const res = await search({ query: 'a' }, RITA_NO_SEARCH);
-    assert.deepEqual([res.status, res.json], [403, { success: false, error: 'API key missing required scope: search:read' }]);
+    assert.deepEqual([res.status, res.json], [403, { success: false, error: 'API key missing required scope: search:read', message: 'API key missing required scope: search:read' }]);
   });
 
   test('401 before 400, 405 for other methods', async () => {
     const noKey = await call(t.app, 'POST', '/search', { body: { query: '' } });
     assert.deepEqual([noKey.status, noKey.json.error], [401, 'Missing API key']);
     const get = await call(t.app, 'GET', '/search', { key: RITA });
-    assert.deepEqual([get.status, get.json], [405, { success: false, error: 'Method Not Allowed' }]);
+    assert.deepEqual([get.status, get.json], [405, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' }]);
   });
 });

@@ -5,7 +5,7 @@ import { importDataset } from '../../src/dataset/import.ts';
 import { EXAMPLE, KEYS, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
 import { SUMMARIES_FIXTURE, ZOE, fetchMessage, generate } from './support.ts';
 
-const NO_SUMMARY = { success: false, error: 'No summary exists for this date and level yet.' };
+const NO_SUMMARY = { success: false, error: 'No summary exists for this date and level yet.', message: 'No summary exists for this date and level yet.' };
 /** Thursday 2026-11-19, 12:00 in Los Angeles (u_zoe's timezone). */
 const NOV_19_NOON_LA = Date.parse('2026-11-19T20:00:00Z');
 
@@ -74,25 +74,25 @@ forEachDialect('/message', (dialect) => {
   for (const date of ['2026-11-1', '2026/11/18', '18.11.2026', '2026-02-30', 'yesterday', '']) {
     test(`date "${date}" is a 400 naming the field and the value`, async () => {
       const res = await fetchMessage(t.app, ZOE.summaries, { date });
-      assert.deepEqual([res.status, res.json], [400, { success: false, error: `date must be a date in the form YYYY-MM-DD (got "${date}")` }]);
+      assert.deepEqual([res.status, res.json], [400, { success: false, error: `date must be a date in the form YYYY-MM-DD (got "${date}")`, message: `date must be a date in the form YYYY-MM-DD (got "${date}")` }]);
     });
   }
 
   test('a date that is not a string in a POST body is a 400', async () => {
     const res = await call(t.app, 'POST', '/message', { key: ZOE.summaries, body: { date: 20261118 } });
-    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'date must be of type string' }]);
+    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'date must be of type string', message: 'date must be of type string' }]);
   });
 
   test('an unknown level or format is a 400 naming the field and the value', async () => {
     const level = await fetchMessage(t.app, ZOE.summaries, { date: '2026-11-18', level: 'decade' });
     assert.deepEqual([level.status, level.json], [
       400,
-      { success: false, error: 'level must be one of day, week, month, quarter, year (got "decade")' },
+      { success: false, error: 'level must be one of day, week, month, quarter, year (got "decade")', message: 'level must be one of day, week, month, quarter, year (got "decade")' },
     ]);
     const format = await fetchMessage(t.app, ZOE.summaries, { date: '2026-11-18', format: 'pdf' }, 'POST');
     assert.deepEqual([format.status, format.json], [
       400,
-      { success: false, error: 'format must be one of html, text, slack, discord (got "pdf")' },
+      { success: false, error: 'format must be one of html, text, slack, discord (got "pdf")', message: 'format must be one of html, text, slack, discord (got "pdf")' },
     ]);
     const upper = await fetchMessage(t.app, ZOE.summaries, { date: '2026-11-18', level: 'DAY' });
     assert.equal(upper.status, 400);
@@ -119,7 +119,7 @@ forEachDialect('/message', (dialect) => {
     const reports = await fetchMessage(t.app, ZOE.reports, { date: '2026-11-18' });
     assert.equal(reports.status, 200, reports.body);
     const userOnly = await fetchMessage(t.app, ZOE.userOnly, { date: '2026-11-18' });
-    assert.deepEqual([userOnly.status, userOnly.json], [403, { success: false, error: 'API key missing required scope: summaries:read' }]);
+    assert.deepEqual([userOnly.status, userOnly.json], [403, { success: false, error: 'API key missing required scope: summaries:read', message: 'API key missing required scope: summaries:read' }]);
     const post = await call(t.app, 'POST', '/message', { key: ZOE.userOnly, body: { date: 'not a date' } });
     assert.equal(post.status, 403);
   });
@@ -133,10 +133,10 @@ forEachDialect('/message', (dialect) => {
   });
 
   test('401 without a key, 405 for other methods', async () => {
-    assert.deepEqual((await call(t.app, 'GET', '/message')).json, { success: false, error: 'Missing API key' });
+    assert.deepEqual((await call(t.app, 'GET', '/message')).json, { success: false, error: 'Missing API key', message: 'Missing API key' });
     for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
       const res = await call(t.app, method, '/message', { key: ZOE.summaries });
-      assert.deepEqual([res.status, res.json], [405, { success: false, error: 'Method Not Allowed' }]);
+      assert.deepEqual([res.status, res.json], [405, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' }]);
     }
   });
 
