@@ -14,7 +14,6 @@ import {
   findPortfolio,
   findProject,
   insertProject,
-  lockProject,
   listVisibleProjects,
   type PortfolioRef,
   type ProjectChanges,
@@ -22,6 +21,7 @@ import {
   type ProjectSortKey,
   portfoliosUsableBy,
   updateProject as writeProjectChanges,
+  withLockedProject,
 } from '../storage/projects.ts';
 import type { Database } from '../storage/schema.ts';
 import { canSeeProject, loadViewer } from './project-access.ts';
@@ -123,8 +123,7 @@ export async function updateProject(ctx: ProjectContext, id: string, input: Proj
   // to another team against a contributor or portfolio change, from any server process) is
   // checked against the project as the other left it, never against what it was before.
   let renamed = false;
-  const view = await ctx.db.transaction().execute(async (trx) => {
-    await lockProject(trx, id);
+  const view = await withLockedProject(ctx.db, id, async (trx) => {
     const result = await applyUpdate({ ...ctx, db: trx }, id, input);
     renamed = result.renamed;
     return result.view;

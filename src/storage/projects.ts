@@ -102,13 +102,17 @@ export async function findProject(db: Kysely<Database>, id: string): Promise<Pro
 }
 
 /**
- * Inside a transaction: holds the project's row until the transaction ends, so that two updates
+ * Runs `work` in a transaction that holds the project's row until it ends, so that two updates
  * of one project (from any server process) check and write one after the other. PostgreSQL locks
  * the row; SQLite's transactions already run one at a time on the one connection.
  */
-export async function lockProject(db: Kysely<Database>, id: string): Promise<void> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
-  await db.selectFrom('projects').select('id').where('id', '=', id).forUpdate().execute();
+export async function withLockedProject<T>(db: Kysely<Database>, id: string, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    if (trx.getExecutor().adapter instanceof PostgresAdapter) {
+      await trx.selectFrom('projects').select('id').where('id', '=', id).forUpdate().execute();
+    }
+    return work(trx);
+  });
 }
 
 export async function insertProject(db: Kysely<Database>, project: Insertable<ProjectsTable>): Promise<void> {
