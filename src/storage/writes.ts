@@ -42,11 +42,7 @@ export class WriteSession {
   readonly db: Db;
   readonly dialect: Dialect;
   readonly bulk: boolean;
-  /**
-   * Bulk sessions: true while `activities` holds only rows this session wrote since it began
-   * empty, so no earlier row needs looking up (set by `writeRecords`).
-   */
-  fresh = false;
+  private onlyOwnActivities: boolean;
   private activitiesWritten = false;
   private deferred: DeferredActivityUpkeep | null = null;
   private readonly days = new Set<string>();
@@ -54,10 +50,19 @@ export class WriteSession {
   /** Tasks whose activities changed (sessions that are not bulk): their derived `createdAt` is refreshed. */
   private readonly tasks = new Set<string>();
 
-  constructor(db: Db, dialect: Dialect, bulk: boolean) {
+  constructor(db: Db, dialect: Dialect, bulk: boolean, fresh: boolean) {
     this.db = db;
     this.dialect = dialect;
     this.bulk = bulk;
+    this.onlyOwnActivities = fresh;
+  }
+
+  /**
+   * Bulk sessions: true while `activities` holds only rows this session wrote since it began
+   * empty, so no earlier row needs looking up.
+   */
+  get fresh(): boolean {
+    return this.onlyOwnActivities;
   }
 
   /** Whether the database works on one statement while this process builds the next (PostgreSQL). */
@@ -108,7 +113,7 @@ export class WriteSession {
     this.deferred = null;
     await deferred?.end();
     // A later deferred write no longer starts from an empty table.
-    if (this.activitiesWritten) this.fresh = false;
+    if (this.activitiesWritten) this.onlyOwnActivities = false;
   }
 
   /** Completes the derived data and stamps the changed days at `at`, inside the transaction. */
@@ -142,8 +147,9 @@ export async function writeRecords<T>(
   const clock = options.clock ?? Date.now;
   let stampedAt = 0;
   const result = await writeTransaction(storage, async (trx) => {
-    const session = new WriteSession(trx, storage.dialect, options.bulk ?? false);
-    if (session.bulk) session.fresh = (await trx.selectFrom('activities').select('id').limit(1).execute()).length === 0;
+    const bulk = options.bulk ?? false;
+    const fresh = bulk && (await trx.selectFrom('activities').select('id').limit(1).execute()).length === 0;
+    const session = new WriteSession(trx, storage.dialect, bulk, fresh);
     const value = await work(session);
     stampedAt = clock();
     await session.finish(stampedAt);
