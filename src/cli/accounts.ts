@@ -8,7 +8,7 @@ import {
   type UserChanges, findTeam, findUser, insertApiKey, insertTeam, insertUser, listApiKeys, listUsers,
   revokeApiKey, setMemberStatus, updateUser, upsertMember,
 } from '../storage/accounts.ts';
-import { markChangedDays, recomputeLocalDates, restampChangedDays } from '../storage/activities.ts';
+import { writeRecords } from '../storage/writes.ts';
 import { UsageError, parseChoice, withStorage } from './context.ts';
 
 const PLANS = ['free', 'core', 'pro'] as const;
@@ -163,15 +163,7 @@ export function register(program: Command): void {
         const before = await findUser(s.db, id);
         if (!before) throw new UsageError(`no user with id "${id}"`);
         checkRecord('user', userRecord({ ...before, ...changes }), given, { what: `the stored user "${id}"`, options: USER_OPTIONS_UPDATE });
-        const stampedAt = Date.now();
-        await s.db.transaction().execute(async (trx) => {
-          await updateUser(trx, id, changes).catch(uniqueViolation);
-          if (changes.timezone && changes.timezone !== before.timezone) {
-            const moved = await recomputeLocalDates(trx, id, changes.timezone);
-            await markChangedDays(trx, moved.map((date) => ({ userId: id, date })), stampedAt);
-          }
-        });
-        await restampChangedDays(s.db, stampedAt, Date.now());
+        await writeRecords(s, {}, (session) => updateUser(session, id, changes).catch(uniqueViolation));
       });
       console.log(`updated ${id}`);
     });

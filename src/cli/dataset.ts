@@ -4,7 +4,8 @@ import { finished } from 'node:stream/promises';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { exportDataset } from '../dataset/export.ts';
-import { ImportError, importDataset, isNdjson } from '../dataset/import.ts';
+import { ImportError, importDataset } from '../dataset/import.ts';
+import { isNdjson } from '../dataset/read.ts';
 import { UsageError, withStorage } from './context.ts';
 import { collectGarbageEvery } from '../lib/heap.ts';
 

@@ -5,7 +5,7 @@ import { finished } from 'node:stream/promises';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { type DemoCounts, writeDemoJson, writeDemoNdjson } from '../demo/generate.ts';
-import { isNdjson } from '../dataset/import.ts';
+import { isNdjson } from '../dataset/read.ts';
 import { importDemo } from '../demo/import-demo.ts';
 import { type DemoKey, type DemoOptions, buildWorkspace } from '../demo/workspace.ts';
 import { UsageError, withStorage } from './context.ts';

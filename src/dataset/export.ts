@@ -5,16 +5,18 @@
  */
 import type { Writable } from 'node:stream';
 import { once } from 'node:events';
-import type { Kysely } from 'kysely';
 import type { UserRow } from '../storage/accounts.ts';
 import type { Storage } from '../storage/database.ts';
-import type { Database } from '../storage/schema.ts';
+import {
+  activitiesAfter, apiKeysAfter, categoriesAfter, dayCommentsAfter, portfoliosAfter, projectsAfter, tasksAfter,
+  teamsAfter, usersAfter,
+} from '../storage/export.ts';
 import { ARRAY_OF, type RecordType } from './schema.ts';
 
-const PAGE = 2000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-type Page = (db: Kysely<Database>, after: string) => Promise<{ key: string; record: Record<string, unknown> }[]>;
+/** The records of one page read after the key `after` ('' for the first), each with its own key. */
+type Page = (storage: Storage, after: string) => Promise<{ key: string; record: Record<string, unknown> }[]>;
 
 /** A stored user as the dataset format writes it (also what account commands check). */
 export function userRecord(u: UserRow): Record<string, unknown> {
@@ -33,45 +35,32 @@ export function userRecord(u: UserRow): Record<string, unknown> {
 }
 
 const pages: Record<RecordType, Page> = {
-  user: async (db, after) =>
-    (await db.selectFrom('users').selectAll().where('id', '>', after).orderBy('id').limit(PAGE).execute()).map((u) => ({
+  user: async ({ db }, after) =>
+    (await usersAfter(db, after)).map((u) => ({
       key: u.id,
       record: userRecord(u),
     })),
-  team: async (db, after) => {
-    const teams = await db.selectFrom('teams').selectAll().where('id', '>', after).orderBy('id').limit(PAGE).execute();
-    if (teams.length === 0) return [];
-    const members = await db
-      .selectFrom('team_members')
-      .selectAll()
-      .where('team_id', 'in', teams.map((t) => t.id))
-      .orderBy('team_id')
-      .orderBy('position')
-      .orderBy('user_id')
-      .execute();
-    return teams.map((t) => ({
+  team: async ({ db }, after) =>
+    (await teamsAfter(db, after)).map((t) => ({
       key: t.id,
       record: {
         id: t.id,
         name: t.name,
-        members: members
-          .filter((m) => m.team_id === t.id)
-          .map((m) => ({ userId: m.user_id, status: m.status, role: m.role })),
+        members: t.members.map((m) => ({ userId: m.user_id, status: m.status, role: m.role })),
       },
-    }));
-  },
-  portfolio: async (db, after) =>
-    (await db.selectFrom('portfolios').selectAll().where('id', '>', after).orderBy('id').limit(PAGE).execute()).map((p) => ({
+    })),
+  portfolio: async ({ db }, after) =>
+    (await portfoliosAfter(db, after)).map((p) => ({
       key: p.id,
       record: { id: p.id, name: p.name, ownerId: p.owner_id, teamId: p.team_id },
     })),
-  category: async (db, after) =>
-    (await db.selectFrom('categories').selectAll().where('id', '>', after).orderBy('id').limit(PAGE).execute()).map((c) => ({
+  category: async ({ db }, after) =>
+    (await categoriesAfter(db, after)).map((c) => ({
       key: c.id,
       record: { id: c.id, name: c.name, emoji: c.emoji },
     })),
-  project: async (db, after) =>
-    (await db.selectFrom('projects').selectAll().where('id', '>', after).orderBy('id').limit(PAGE).execute()).map((p) => ({
+  project: async ({ db }, after) =>
+    (await projectsAfter(db, after)).map((p) => ({
       key: p.id,
       record: {
         id: p.id,
@@ -89,8 +78,8 @@ const pages: Record<RecordType, Page> = {
         ...(p.updated_at === null ? {} : { updatedAt: iso(p.updated_at) }),
       },
     })),
-  task: async (db, after) =>
-    (await db.selectFrom('tasks').selectAll().where('id', '>', after).orderBy('id').limit(PAGE).execute()).map((t) => ({
+  task: async ({ db }, after) =>
+    (await tasksAfter(db, after)).map((t) => ({
       key: t.id,
       record: {
         id: t.id,
@@ -105,8 +94,8 @@ const pages: Record<RecordType, Page> = {
         ...(t.created_at_auto ? {} : { createdAt: iso(t.created_at) }),
       },
     })),
-  activity: async (db, after) =>
-    (await db.selectFrom('activities').selectAll().where('id', '>', after).orderBy('id').limit(PAGE).execute()).map((a) => ({
+  activity: async ({ db }, after) =>
+    (await activitiesAfter(db, after)).map((a) => ({
       key: a.id,
       record: {
         id: a.id,
@@ -120,25 +109,15 @@ const pages: Record<RecordType, Page> = {
         categoryId: a.category_id,
       },
     })),
-  dayComment: async (db, after) => {
-    const [afterUser = '', afterDate = ''] = after.split('\u0000');
-    const rows = await db
-      .selectFrom('day_comments')
-      .selectAll()
-      .where((eb) =>
-        eb.or([eb('user_id', '>', afterUser), eb.and([eb('user_id', '=', afterUser), eb('date', '>', afterDate)])]),
-      )
-      .orderBy('user_id')
-      .orderBy('date')
-      .limit(PAGE)
-      .execute();
-    return rows.map((c) => ({
+  dayComment: async ({ db }, after) => {
+    const [userId = '', date = ''] = after.split('\u0000');
+    return (await dayCommentsAfter(db, { userId, date })).map((c) => ({
       key: `${c.user_id}\u0000${c.date}`,
       record: { userId: c.user_id, date: c.date, comment: c.comment },
     }));
   },
-  apiKey: async (db, after) =>
-    (await db.selectFrom('api_keys').selectAll().where('id', '>', after).orderBy('id').limit(PAGE).execute()).map((k) => ({
+  apiKey: async ({ db }, after) =>
+    (await apiKeysAfter(db, after)).map((k) => ({
       key: k.id,
       record: {
         id: k.id,
@@ -167,7 +146,7 @@ export async function exportDataset(storage: Storage, out: Writable, format: Exp
     let first = true;
     if (format === 'json') await write(out, `,\n  "${ARRAY_OF[type]}": [`);
     for (;;) {
-      const rows = await pages[type](storage.db, after);
+      const rows = await pages[type](storage, after);
       if (rows.length === 0) break;
       let chunk = '';
       for (const { record } of rows) {

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { RouteModule } from '../http/types.ts';
 import { failureBody } from '../http/envelope.ts';
 
@@ -17,7 +16,7 @@ const healthRoutes: RouteModule = (app, { storage }) => {
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
       });
-      await Promise.race([sql`select 1`.execute(storage.db), timeout]);
+      await Promise.race([storage.ping(), timeout]);
       return { success: true, status: 'ready', database: storage.dialect };
     } catch (err) {
       request.log.error({ err }, 'database not reachable');

@@ -35,7 +35,7 @@ type ReportResponseBody = Static<typeof ReportResponse>;
 const reportRoutes: RouteModule = (app, deps) => {
   // An in-memory SQLite database exists only on this thread's connection.
   const workers =
-    deps.config.reportWorkers > 0 && deps.storage.describe !== 'sqlite::memory:'
+    deps.config.reportWorkers > 0 && !deps.storage.inMemory
       ? new ReportWorkers(deps.config.databaseUrl, deps.config.reportWorkers)
       : null;
   if (workers) app.addHook('onClose', () => workers.close());

@@ -1,7 +1,9 @@
 /** Users, teams and API keys. */
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import { recomputeLocalDates } from './activities.ts';
 import type { Storage } from './database.ts';
-import type { Database, UsersTable } from './schema.ts';
+import type { ApiKeysTable, Database, TeamMembersTable, TeamsTable, UsersTable } from './schema.ts';
+import type { WriteSession } from './writes.ts';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -126,8 +128,22 @@ export async function listUsers(db: Kysely<Database>): Promise<UserRow[]> {
 
 export type UserChanges = Partial<Pick<UserRow, 'email' | 'name' | 'display_name' | 'handle' | 'timezone' | 'plan' | 'daily_target_minutes' | 'week_start'>>;
 
-export async function updateUser(db: Kysely<Database>, id: string, changes: UserChanges): Promise<void> {
+/** Changes a user's fields; a new timezone moves each of their activities to its local day in it. */
+export async function updateUser(session: WriteSession, id: string, changes: UserChanges): Promise<void> {
+  const db = session.db;
+  const before = changes.timezone === undefined
+    ? undefined
+    : await db.selectFrom('users').select('timezone').where('id', '=', id).executeTakeFirst();
   await db.updateTable('users').set(changes).where('id', '=', id).execute();
+  if (before && changes.timezone && changes.timezone !== before.timezone) await moveToTimezone(session, id, changes.timezone);
+}
+
+/** The user's activities move to their local days in `timezone`; those days changed. */
+async function moveToTimezone(session: WriteSession, userId: string, timezone: string): Promise<void> {
+  // The moves go through the rollup triggers.
+  await session.endDeferredUpkeep();
+  const moved = await recomputeLocalDates(session.db, userId, timezone);
+  session.daysChanged(moved.map((date) => ({ user_id: userId, local_date: date })));
 }
 
 export async function insertTeam(db: Kysely<Database>, id: string, name: string): Promise<void> {
@@ -201,4 +217,72 @@ export async function listApiKeys(db: Kysely<Database>, userId?: string) {
 export async function revokeApiKey(db: Kysely<Database>, id: string): Promise<boolean> {
   const result = await db.updateTable('api_keys').set({ revoked: 1 }).where('id', '=', id).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Inserts or replaces users by id (distinct ids). A user whose timezone changes has every
+ * activity moved to its local day in the new zone.
+ */
+export async function upsertUsers(session: WriteSession, rows: Insertable<UsersTable>[]): Promise<void> {
+  if (rows.length === 0) return;
+  const db = session.db;
+  const before = new Map(
+    (await db.selectFrom('users').select(['id', 'timezone']).where('id', 'in', rows.map((u) => u.id)).execute())
+      .map((u) => [u.id, u.timezone]),
+  );
+  await db
+    .insertInto('users')
+    .values(rows)
+    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+      email: eb.ref('excluded.email'),
+      name: eb.ref('excluded.name'),
+      display_name: eb.ref('excluded.display_name'),
+      handle: eb.ref('excluded.handle'),
+      timezone: eb.ref('excluded.timezone'),
+      plan: eb.ref('excluded.plan'),
+      daily_target_minutes: eb.ref('excluded.daily_target_minutes'),
+      week_start: eb.ref('excluded.week_start'),
+      created_at: eb.ref('excluded.created_at'),
+    })))
+    .execute();
+  for (const u of rows) {
+    const old = before.get(u.id);
+    if (old !== undefined && old !== u.timezone) await moveToTimezone(session, u.id, u.timezone);
+  }
+}
+
+/**
+ * Inserts or replaces teams by id (distinct ids); `members` are their whole member lists (each
+ * user once per team), which replace the stored ones.
+ */
+export async function upsertTeams(
+  session: WriteSession,
+  teams: Insertable<TeamsTable>[],
+  members: Insertable<TeamMembersTable>[],
+): Promise<void> {
+  if (teams.length === 0) return;
+  const db = session.db;
+  await db
+    .insertInto('teams')
+    .values(teams)
+    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ name: eb.ref('excluded.name') })))
+    .execute();
+  await db.deleteFrom('team_members').where('team_id', 'in', teams.map((t) => t.id)).execute();
+  if (members.length > 0) await db.insertInto('team_members').values(members).execute();
+}
+
+/** Inserts or replaces API keys by id (distinct ids); a replaced key keeps its `created_at` and last use. */
+export async function upsertApiKeys(session: WriteSession, rows: Insertable<ApiKeysTable>[]): Promise<void> {
+  if (rows.length === 0) return;
+  await session.db
+    .insertInto('api_keys')
+    .values(rows)
+    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+      user_id: eb.ref('excluded.user_id'),
+      name: eb.ref('excluded.name'),
+      key_hash: eb.ref('excluded.key_hash'),
+      scopes: eb.ref('excluded.scopes'),
+      revoked: eb.ref('excluded.revoked'),
+    })))
+    .execute();
 }

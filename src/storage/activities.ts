@@ -1,10 +1,14 @@
-/** Write-side upkeep of activity data shared by import and account changes. */
+/**
+ * Writes of activities (see writes.ts), and the upkeep of what follows from activity data:
+ * changed days, local days after a timezone change, tasks' derived `createdAt`.
+ */
 import { CompiledQuery, type Insertable, type Kysely, PostgresAdapter, sql, type Transaction } from 'kysely';
 import { localDateOf } from '../lib/time.ts';
 import { fixedQuery } from './fixed-query.ts';
 import type { ActivitiesTable, Database } from './schema.ts';
 import { postgresSearchWords } from './search.ts';
 import { textList } from './text-list.ts';
+import type { WriteSession } from './writes.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -54,11 +58,8 @@ const POSTGRES_UPSERT = `insert into activities (${ACTIVITY_COLUMNS.join(', ')},
     as a(${ACTIVITY_COLUMNS.join(', ')}, words)
   on conflict (id) do update set ${[...ACTIVITY_COLUMNS.slice(1), 'search_words'].map((c) => `${c} = excluded.${c}`).join(', ')}`;
 
-/**
- * The statement that inserts or replaces `rows` (at least one, distinct ids) by id, built
- * without running it: an import builds a batch's while the database writes the one before.
- */
-export function activityUpsert(db: Db, rows: ActivityRow[]): CompiledQuery {
+/** The statement that inserts or replaces `rows` (at least one, distinct ids) by id. */
+function activityUpsert(db: Db, rows: ActivityRow[]): CompiledQuery {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     const columns: unknown[][] = ACTIVITY_COLUMNS.map((column) => rows.map((row) => row[column] ?? null));
     // The search words, computed here rather than by the database (migration 0004).
@@ -68,6 +69,68 @@ export function activityUpsert(db: Db, rows: ActivityRow[]): CompiledQuery {
   const parameters: unknown[] = [];
   for (const row of rows) for (const column of ACTIVITY_COLUMNS) parameters.push(row[column] ?? null);
   return SQLITE_UPSERT.compile(db, String(rows.length), parameters);
+}
+
+/** Rows to upsert with their statement, built ahead (see prepareActivityUpsert). */
+export interface ActivityUpsert {
+  rows: ActivityRow[];
+  statement: CompiledQuery;
+}
+
+/**
+ * The upsert of `rows` (at least one, distinct ids) built without running it: an import builds
+ * a batch's statement (on PostgreSQL with its search words, most of the work) while the
+ * database writes the batch before.
+ */
+export function prepareActivityUpsert(session: WriteSession, rows: ActivityRow[]): ActivityUpsert {
+  return { rows, statement: activityUpsert(session.db, rows) };
+}
+
+/**
+ * Inserts or replaces activities by id (distinct ids), in one statement: their days before and
+ * after are changed, their rollups and search entries follow.
+ */
+export async function upsertActivities(session: WriteSession, batch: ActivityRow[] | ActivityUpsert): Promise<void> {
+  if (Array.isArray(batch) && batch.length === 0) return;
+  const { rows, statement } = Array.isArray(batch) ? prepareActivityUpsert(session, batch) : batch;
+  const deferred = await session.beforeActivityWrite();
+  // A replaced activity may leave its day and its task: those changed too.
+  const previous = session.fresh ? [] : await previousActivities(session.db, rows.map((r) => r.id));
+  session.daysChanged(rows);
+  session.daysChanged(previous);
+  session.tasksTouched(rows.map((r) => r.task_id));
+  session.tasksTouched(previous.map((p) => p.task_id));
+  await deferred?.beforeWrite(rows, previous);
+  await session.db.executeQuery(statement);
+}
+
+/** The user's activities among `ids` are deleted; returns the ids deleted. */
+export async function deleteActivities(session: WriteSession, userId: string, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  // The delete triggers keep the rollups and the search index.
+  await session.endDeferredUpkeep();
+  const deleted = await session.db
+    .deleteFrom('activities')
+    .where('user_id', '=', userId)
+    .where('id', 'in', textList(session.db, ids))
+    .returning(['id', 'user_id', 'local_date', 'task_id'])
+    .execute();
+  session.daysChanged(deleted);
+  session.tasksTouched(deleted.map((d) => d.task_id));
+  return deleted.map((d) => d.id);
+}
+
+/** A stored activity as an upsert replaces it. */
+export interface PreviousActivity {
+  id: string;
+  user_id: string;
+  local_date: string;
+  task_id: string | null;
+}
+
+/** The stored rows among `ids` (at most a batch), for their day and task before an upsert. */
+async function previousActivities(db: Db, ids: string[]): Promise<PreviousActivity[]> {
+  return db.selectFrom('activities').select(['id', 'user_id', 'local_date', 'task_id']).where('id', 'in', ids).execute();
 }
 
 /** Records that these users' local days changed, so summaries covering them are rebuilt. */
@@ -166,11 +229,16 @@ export async function recomputeLocalDates(db: Db, userId: string, timezone: stri
   return [...changed];
 }
 
-/** Tasks imported without `createdAt` take the start of their first activity. */
-export async function refreshAutoTaskCreatedAt(db: Db): Promise<void> {
+/**
+ * Tasks imported without `createdAt` take the start of their first activity: all of them, or
+ * those among `taskIds`.
+ */
+export async function refreshAutoTaskCreatedAt(db: Db, taskIds?: ReadonlySet<string>): Promise<void> {
+  if (taskIds?.size === 0) return;
+  const among = taskIds ? sql`and id in ${textList(db, taskIds)}` : sql``;
   await sql`
     update tasks set created_at = (select min(a.start) from activities a where a.task_id = tasks.id)
-    where created_at_auto = 1
+    where created_at_auto = 1 ${among}
       and exists (select 1 from activities a where a.task_id = tasks.id)
       and created_at <> (select min(a.start) from activities a where a.task_id = tasks.id)
   `.execute(db);

@@ -1,10 +1,10 @@
 /**
- * Bulk activity writes on SQLite (the importer).
+ * Bulk activity writes on SQLite (a bulk write session, writes.ts: the importer).
  *
  * The search index and the day rollups follow `activities` through row triggers (migrations
  * 0002 and 0003): right for every write path, but for each row they cost more than the row
  * itself. For a bulk write, `DeferredActivityUpkeep` takes those triggers off inside the
- * caller's transaction, lets the rows go in bare, then brings the index and the rollups up to
+ * session's transaction, lets the rows go in bare, then brings the index and the rollups up to
  * date set-wise and puts the triggers back, before the transaction commits. No other
  * connection ever sees the table without its triggers (they read the last commit), and an
  * import that fails rolls all of it back, triggers included.
@@ -16,11 +16,11 @@
  *   began loses its old entry first (its text or day may change).
  * A write into an empty table (a first import) needs no look-up of earlier rows at all.
  *
- * PostgreSQL needs none of this: its rollup triggers are per statement and its search words
- * a generated column (see import.ts for its own fast path).
+ * PostgreSQL needs none of this: its rollup triggers are per statement and the writer computes
+ * the search words (see activities.ts for its own fast path).
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { ActivityRow } from './activities.ts';
+import type { ActivityRow, PreviousActivity } from './activities.ts';
 import { scopeOf } from './migrations/0002-search.ts';
 import { KEY as ROLLUP_KEY, keyOf as rollupKeyOf } from './migrations/0003-day-rollups.ts';
 import type { Database } from './schema.ts';
@@ -43,12 +43,6 @@ const WRITTEN = 'temp.daybook_bulk_written';
 const DAYS = 'temp.daybook_bulk_days';
 
 const CHUNK = 5000;
-
-export interface PreviousActivity {
-  id: string;
-  user_id: string;
-  local_date: string;
-}
 
 export class DeferredActivityUpkeep {
   private readonly db: Db;
@@ -149,10 +143,4 @@ export class DeferredActivityUpkeep {
         order by d.doc`)
       .execute(this.db);
   }
-}
-
-/** The stored rows among `ids` (chunks of at most 500), for their day before an upsert. */
-export async function previousActivities(db: Db, ids: string[]): Promise<PreviousActivity[]> {
-  if (ids.length === 0) return [];
-  return db.selectFrom('activities').select(['id', 'user_id', 'local_date']).where('id', 'in', ids).execute();
 }

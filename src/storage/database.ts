@@ -18,6 +18,8 @@ export interface Storage {
   dialect: Dialect;
   /** A printable description of the database without credentials. */
   describe: string;
+  /** An in-memory SQLite database: it exists only on this connection (no other thread or process sees it). */
+  inMemory: boolean;
   /**
    * SQLite only: statements on the one connection, for a read that consumes its rows one at a
    * time as SQLite steps (`iterate()`) instead of as one array. Use it only inside
@@ -25,6 +27,8 @@ export interface Storage {
    * request is open on it, and consume synchronously.
    */
   sqlite?: SqliteStatements;
+  /** Resolves once the database has answered a trivial query. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,6 +65,8 @@ export function openStorage(url: string): Storage {
       db,
       dialect: 'postgres',
       describe: `postgres://${parsed.host}${parsed.pathname}`,
+      inMemory: false,
+      ping: () => ping(db),
       close: () => db.destroy(),
     };
   }
@@ -82,12 +88,18 @@ export function openStorage(url: string): Storage {
       dialect: 'sqlite',
       sqlite: statements,
       describe: memory ? 'sqlite::memory:' : `sqlite:${file}`,
+      inMemory: memory,
+      ping: () => ping(db),
       close: () => db.destroy(),
     };
   }
   // Only what comes before a colon is shown: the rest may hold a password.
   const shown = url.includes(':') ? `${url.slice(0, url.indexOf(':'))}:…` : url;
   throw new Error(`DAYBOOK_DATABASE_URL must start with sqlite: or postgres:// such as sqlite:./data/daybook.db (got "${shown}")`);
+}
+
+async function ping(db: Kysely<Database>): Promise<void> {
+  await sql`select 1`.execute(db);
 }
 
 /** Most statement texts a process names (and so keeps prepared on each connection). */

@@ -1,11 +1,13 @@
 /**
  * Projects and what project rules need to look up: the caller's teams and portfolios, users
- * named as contributors, and the last time each project was used.
+ * named as contributors, and the last time each project was used. Also the importer's writes of
+ * projects, portfolios and categories (see writes.ts).
  */
 import { type ExpressionBuilder, type Insertable, type Kysely, PostgresAdapter, type Selectable, sql } from 'kysely';
 import { fixedQuery } from './fixed-query.ts';
-import type { Database, ProjectsTable } from './schema.ts';
+import type { CategoriesTable, Database, PortfoliosTable, ProjectsTable } from './schema.ts';
 import { textList } from './text-list.ts';
+import type { WriteSession } from './writes.ts';
 
 export type ProjectRow = Selectable<ProjectsTable> & {
   /** Start of the most recent activity logged to the project (Unix ms), or null. */
@@ -211,4 +213,67 @@ export async function activeMemberIds(db: Kysely<Database>, teamId: string): Pro
     .where('status', '=', 'active')
     .execute();
   return new Set(rows.map((r) => r.user_id));
+}
+
+/** Inserts or replaces portfolios by id (distinct ids). */
+export async function upsertPortfolios(session: WriteSession, rows: Insertable<PortfoliosTable>[]): Promise<void> {
+  if (rows.length === 0) return;
+  await session.db
+    .insertInto('portfolios')
+    .values(rows)
+    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+      name: eb.ref('excluded.name'), owner_id: eb.ref('excluded.owner_id'), team_id: eb.ref('excluded.team_id'),
+    })))
+    .execute();
+}
+
+/** Inserts or replaces categories by id (distinct ids); a new name or emoji makes the summaries that show it stale. */
+export async function upsertCategories(session: WriteSession, rows: Insertable<CategoriesTable>[]): Promise<void> {
+  if (rows.length === 0) return;
+  const db = session.db;
+  const shown = (c: { name: string; emoji?: string | null }) => `${c.name}\u0000${c.emoji ?? ''}`;
+  const stored = await db.selectFrom('categories').select(['id', 'name', 'emoji']).where('id', 'in', rows.map((c) => c.id)).execute();
+  const before = new Map(stored.map((c) => [c.id, shown(c)]));
+  for (const c of rows) {
+    const was = before.get(c.id);
+    if (was !== undefined && was !== shown(c)) session.renamed('categories', c.id);
+  }
+  await db
+    .insertInto('categories')
+    .values(rows)
+    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), emoji: eb.ref('excluded.emoji') })))
+    .execute();
+}
+
+/**
+ * Inserts or replaces projects by id (distinct ids); a replaced project keeps its `created_at`
+ * where the row has none. A new name makes the summaries that show it stale.
+ */
+export async function upsertProjects(session: WriteSession, rows: Insertable<ProjectsTable>[]): Promise<void> {
+  if (rows.length === 0) return;
+  const db = session.db;
+  const names = await db.selectFrom('projects').select(['id', 'name']).where('id', 'in', rows.map((p) => p.id)).execute();
+  const before = new Map(names.map((p) => [p.id, p.name]));
+  for (const p of rows) {
+    const was = before.get(p.id);
+    if (was !== undefined && was !== p.name) session.renamed('projects', p.id);
+  }
+  await db
+    .insertInto('projects')
+    .values(rows)
+    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+      name: eb.ref('excluded.name'),
+      description: eb.ref('excluded.description'),
+      color: eb.ref('excluded.color'),
+      team_id: eb.ref('excluded.team_id'),
+      portfolio_id: eb.ref('excluded.portfolio_id'),
+      private: eb.ref('excluded.private'),
+      confidential: eb.ref('excluded.confidential'),
+      contributor_ids: eb.ref('excluded.contributor_ids'),
+      archived: eb.ref('excluded.archived'),
+      created_by: eb.ref('excluded.created_by'),
+      created_at: eb.fn.coalesce(eb.ref('excluded.created_at'), eb.ref('projects.created_at')),
+      updated_at: eb.ref('excluded.updated_at'),
+    })))
+    .execute();
 }

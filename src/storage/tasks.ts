@@ -1,0 +1,130 @@
+/** Writes of tasks (see writes.ts) and the lookups a writer of activities makes of them. */
+import { type Insertable, sql } from 'kysely';
+import type { TasksTable } from './schema.ts';
+import { postgresSearchWords } from './search.ts';
+import { textList } from './text-list.ts';
+import type { WriteSession } from './writes.ts';
+
+/** A task as written; the search words are the storage's own. */
+export type TaskRow = Omit<Insertable<TasksTable>, 'search_words'>;
+
+export interface TaskOwner {
+  userId: string;
+  projectId: string | null;
+}
+
+/**
+ * Inserts or replaces tasks by id (distinct ids). Activities without a project of their own
+ * follow a task's new project. Returns the ids of stored tasks that now belong to another user.
+ */
+export async function upsertTasks(session: WriteSession, rows: TaskRow[]): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const db = session.db;
+  const stored = await db
+    .selectFrom('tasks')
+    .select(['id', 'project_id', 'user_id', 'title'])
+    .where('id', 'in', rows.map((t) => t.id))
+    .execute();
+  const storedById = new Map(stored.map((t) => [t.id, t]));
+  const moved: string[] = [];
+  const projectChanged: string[] = [];
+  for (const t of rows) {
+    const was = storedById.get(t.id);
+    if (was === undefined) continue;
+    if (was.user_id !== t.user_id) moved.push(t.id);
+    if (was.title !== t.title) session.renamed('tasks', t.id);
+    if (was.project_id !== (t.project_id ?? null)) projectChanged.push(t.id);
+  }
+  // PostgreSQL: the search words computed here rather than by the database (migration 0004).
+  const postgres = session.dialect === 'postgres';
+  await db
+    .insertInto('tasks')
+    .values(rows.map((t) => {
+      if (!postgres) return t;
+      const words = postgresSearchWords(t.user_id, t.created_at, t.title, t.description ?? null);
+      return { ...t, search_words: sql<string>`array_to_tsvector(string_to_array(${words}, ' '))` };
+    }))
+    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+      ...(postgres ? { search_words: eb.ref('excluded.search_words') } : {}),
+      user_id: eb.ref('excluded.user_id'),
+      date: eb.ref('excluded.date'),
+      title: eb.ref('excluded.title'),
+      description: eb.ref('excluded.description'),
+      project_id: eb.ref('excluded.project_id'),
+      visible: eb.ref('excluded.visible'),
+      created_at: eb.ref('excluded.created_at'),
+      created_at_auto: eb.ref('excluded.created_at_auto'),
+    })))
+    .execute();
+  session.daysChanged(rows.map((t) => ({ user_id: t.user_id, local_date: t.date })));
+  // A task whose createdAt follows its first activity may have one already.
+  session.tasksTouched(rows.map((t) => t.id));
+  if (projectChanged.length > 0) {
+    // Activities without their own project follow their task's project: their days' project
+    // totals (rollups, summaries) change.
+    const days = await db
+      .selectFrom('activities')
+      .select(['user_id', 'local_date'])
+      .distinct()
+      .where('task_id', 'in', textList(db, projectChanged))
+      .where('project_id', 'is', null)
+      .execute();
+    session.activitiesChangedOn(days);
+    await db
+      .updateTable('activities')
+      .set((eb) => ({
+        effective_project_id: eb.selectFrom('tasks').select('tasks.project_id').whereRef('tasks.id', '=', 'activities.task_id'),
+      }))
+      .where('task_id', 'in', textList(db, projectChanged))
+      .where('project_id', 'is', null)
+      .execute();
+  }
+  return moved;
+}
+
+/** The user's tasks among `ids` are deleted with their activities; returns the ids deleted. */
+export async function deleteTasks(session: WriteSession, userId: string, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const db = session.db;
+  // The delete triggers keep the rollups and the search index.
+  await session.endDeferredUpkeep();
+  const activities = await db
+    .deleteFrom('activities')
+    .where('task_id', 'in', (eb) =>
+      eb.selectFrom('tasks').select('tasks.id').where('tasks.user_id', '=', userId).where('tasks.id', 'in', textList(db, ids)))
+    .returning(['user_id', 'local_date'])
+    .execute();
+  const tasks = await db
+    .deleteFrom('tasks')
+    .where('user_id', '=', userId)
+    .where('id', 'in', textList(db, ids))
+    .returning(['id', 'user_id', 'date'])
+    .execute();
+  session.daysChanged(activities);
+  session.daysChanged(tasks.map((t) => ({ user_id: t.user_id, local_date: t.date })));
+  return tasks.map((t) => t.id);
+}
+
+/** Who a stored task belongs to and its project. */
+export async function findTaskOwner(session: WriteSession, id: string): Promise<TaskOwner | undefined> {
+  const row = await session.db.selectFrom('tasks').select(['user_id', 'project_id']).where('id', '=', id).executeTakeFirst();
+  return row && { userId: row.user_id, projectId: row.project_id };
+}
+
+/** The first activity (by id) of one of these tasks whose user is not the task's. */
+export async function activityOfAnotherUser(
+  session: WriteSession,
+  taskIds: Iterable<string>,
+): Promise<{ id: string; userId: string; taskId: string } | undefined> {
+  const db = session.db;
+  const row = await db
+    .selectFrom('activities as a')
+    .innerJoin('tasks as t', 't.id', 'a.task_id')
+    .select(['a.id', 'a.user_id', 'a.task_id'])
+    .where('a.task_id', 'in', textList(db, taskIds))
+    .whereRef('a.user_id', '<>', 't.user_id')
+    .orderBy('a.id')
+    .limit(1)
+    .executeTakeFirst();
+  return row && { id: row.id, userId: row.user_id, taskId: row.task_id! };
+}
