@@ -19,7 +19,7 @@ import type { App, AppDeps, RouteModule } from './types.ts';
 import { type FailureBody, failureBody, rawFailureResponse } from './envelope.ts';
 import { ApiError, shown } from '../errors.ts';
 import { registerOpenApi } from './openapi.ts';
-import { describeValidationError } from './validation.ts';
+import { describeValidationError, ERROR_KEYWORD } from './validation.ts';
 
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -151,9 +151,12 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
 
   // Query strings and path parameters arrive as text, so their values are coerced to the
   // declared types; JSON bodies carry real types, so `"limit": "5"` or `"name": 5` is a 400.
+  // Both report the failing schema and value with each error (`verbose`), so that a schema's
+  // own wording of its 400 (the `x-error` keyword, validation.ts) can be found and filled in.
   const compilers = AjvCompiler();
-  const coercing = compilers({}, { customOptions: { coerceTypes: 'array', removeAdditional: false } });
-  const exact = compilers({}, { customOptions: { coerceTypes: false, removeAdditional: false } });
+  const shared = { removeAdditional: false, verbose: true, keywords: [ERROR_KEYWORD] };
+  const coercing = compilers({}, { customOptions: { ...shared, coerceTypes: 'array' } });
+  const exact = compilers({}, { customOptions: { ...shared, coerceTypes: false } });
   app.setValidatorCompiler((route) => (route.httpPart === 'body' ? exact : coercing)(route));
 
   // JSON only: Fastify's default text/plain parser would let other content types through.

@@ -1,5 +1,28 @@
-/** Turns a schema validation failure into one sentence naming the field and what it must be. */
+/**
+ * Turns a schema validation failure into one sentence naming the field and what it must be.
+ *
+ * Where docs/api.md words a field's 400 its own way (`limit must be an integer between 1 and
+ * 50`, `Invalid color value`), the schema says so with the `x-error` keyword, so the wording
+ * sits beside the rule it explains and is published with it in the OpenAPI document:
+ *
+ * - `'x-error': 'text'` words every failure of that schema, and of the union branches or
+ *   entries inside it that do not word their own;
+ * - `'x-error': { type: 'text', required: 'text' }` words only the failures of those Ajv
+ *   keywords (`type` also when a value has the type of no branch of a union; `required` when
+ *   the field is missing; `null` when a null has the wrong type, else `type` words it too),
+ *   leaving the others to the generic sentences below.
+ *
+ * In the text, `{value}` is the value as errors repeat it (`shown`: a string as it is, cut to
+ * 100 characters, anything else by its kind) and `{quoted}` the same with a string in JSON
+ * quotes. The keyword is Ajv's annotation only: it never changes what is valid.
+ */
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import { shown } from '../errors.ts';
+
+export const ERROR_KEYWORD = 'x-error';
+
+/** Ajv's error with the details of its `verbose` option: the schema that failed and the value. */
+type SchemaError = FastifySchemaValidationError & { parentSchema?: Record<string, unknown>; data?: unknown };
 
 function fieldOf(error: FastifySchemaValidationError, dataVar: string): string {
   const path = (error.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
@@ -8,32 +31,30 @@ function fieldOf(error: FastifySchemaValidationError, dataVar: string): string {
   return path || dataVar;
 }
 
-/**
- * A value that fits no branch of a union (`string or null`) fails each branch: the first
- * branch's complaint alone would read `team must be of type null`. When every branch failed on
- * the type, the message names the types a value can have (null, which stands for "no value",
- * only when it is the sole choice); when one branch had the right type, its complaint (a
- * length, a range) is the one that applies.
- */
-function unionMessage(errors: FastifySchemaValidationError[], dataVar: string): string | null {
-  const union = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
-  if (!union) return null;
-  const branches = errors.filter((e) => e !== union && e.instancePath === union.instancePath && e.schemaPath.startsWith(union.schemaPath));
-  const fitting = branches.find((e) => e.keyword !== 'type');
-  if (fitting) return describeValidationError([fitting], dataVar);
-  const types = [...new Set(branches.map((e) => String((e.params as { type?: unknown }).type)))];
-  const values = types.filter((type) => type !== 'null');
-  const named = values.length > 0 ? values : types;
-  if (named.length === 0) return null;
-  const described = named.map((type) => (type === 'integer' ? 'an integer' : `of type ${type}`));
-  return `${fieldOf(union, dataVar)} must be ${described.join(' or ')}`;
+/** The schema's own wording of a failure of `keyword`, with the value filled in, or undefined. */
+function wordingOf(schema: unknown, keyword: string, value: unknown): string | undefined {
+  if (schema === null || typeof schema !== 'object') return undefined;
+  const wording = (schema as Record<string, unknown>)[ERROR_KEYWORD];
+  const byKeyword = wording as Record<string, string> | undefined;
+  const text =
+    typeof wording === 'string' ? wording : ((keyword === 'type' && value === null ? byKeyword?.null : undefined) ?? byKeyword?.[keyword]);
+  if (text === undefined) return undefined;
+  return text.replace(/\{(value|quoted)\}/g, (_, placeholder: string) =>
+    placeholder === 'quoted' && typeof value === 'string' ? JSON.stringify(shown(value)) : shown(value),
+  );
 }
 
-export function describeValidationError(errors: FastifySchemaValidationError[], dataVar: string): string {
-  const error = errors[0];
-  if (!error) return `${dataVar} is invalid`;
-  const union = errors.length > 1 ? unionMessage(errors, dataVar) : null;
-  if (union) return union;
+/** A missing field is worded by the field's own schema; any other failure by the schema that failed. */
+function ownWording(error: SchemaError): string | undefined {
+  if (error.keyword === 'required') {
+    const missing = (error.params as { missingProperty?: string }).missingProperty ?? '';
+    const properties = error.parentSchema?.properties as Record<string, unknown> | undefined;
+    return wordingOf(properties?.[missing], 'required', undefined);
+  }
+  return wordingOf(error.parentSchema, error.keyword, error.data);
+}
+
+function genericMessage(error: FastifySchemaValidationError, dataVar: string): string {
   const field = fieldOf(error, dataVar);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -61,4 +82,45 @@ export function describeValidationError(errors: FastifySchemaValidationError[], 
     default:
       return `${field} ${error.message ?? 'is invalid'}`;
   }
+}
+
+/**
+ * A value that fits no branch of a union (`string or null`) fails each branch: the first
+ * branch's complaint alone would read `team must be of type null`. When one branch had the
+ * value's type and failed on something else (a length, an entry of a list), its complaint is the
+ * one that applies, worded by that branch or else by the union. When every branch failed on the
+ * type, the union's wording of `type` applies, else a sentence naming the types a value can have
+ * (null, which stands for "no value", only when it is the sole choice).
+ */
+function unionMessage(union: SchemaError, errors: SchemaError[], dataVar: string): string | null {
+  // Ajv goes on after a branch's type error (to its enum, say): a branch failed on the type
+  // when any of its errors says so, wherever that error comes in the list.
+  const branches = new Map<string, SchemaError[]>();
+  const prefix = `${union.schemaPath}/`;
+  for (const e of errors) {
+    if (e === union || !e.schemaPath.startsWith(prefix)) continue;
+    const branch = e.schemaPath.slice(prefix.length).split('/')[0]!;
+    branches.set(branch, [...(branches.get(branch) ?? []), e]);
+  }
+  const wrongType = (e: SchemaError) => e.keyword === 'type' && e.instancePath === union.instancePath;
+  const fitting = [...branches.values()].find((list) => !list.some(wrongType))?.[0];
+  if (fitting) return ownWording(fitting) ?? wordingOf(union.parentSchema, fitting.keyword, fitting.data) ?? genericMessage(fitting, dataVar);
+  const own = wordingOf(union.parentSchema, 'type', union.data);
+  if (own !== undefined) return own;
+  const types = [...branches.values()].flatMap((list) => list.filter(wrongType).map((e) => String((e.params as { type?: unknown }).type)));
+  const values = [...new Set(types)].filter((type) => type !== 'null');
+  const named = values.length > 0 ? values : [...new Set(types)];
+  if (named.length === 0) return null;
+  const described = named.map((type) => (type === 'integer' ? 'an integer' : `of type ${type}`));
+  return `${fieldOf(union, dataVar)} must be ${described.join(' or ')}`;
+}
+
+export function describeValidationError(errors: FastifySchemaValidationError[], dataVar: string): string {
+  const error = errors[0] as SchemaError | undefined;
+  if (!error) return `${dataVar} is invalid`;
+  // Ajv stops at the first failing keyword; a failed union reports its branches, then itself.
+  const last = errors[errors.length - 1] as SchemaError;
+  const union = errors.length > 1 && (last.keyword === 'anyOf' || last.keyword === 'oneOf') ? last : undefined;
+  const message = union ? unionMessage(union, errors as SchemaError[], dataVar) : null;
+  return message ?? ownWording(error) ?? genericMessage(error, dataVar);
 }

@@ -1,14 +1,18 @@
 import type { RouteModule } from '../http/types.ts';
 import { failureBody } from '../http/envelope.ts';
+import { HealthResponse, ReadyResponse } from '../schemas/health.ts';
 
 /** How long /readyz waits for the database's answer. */
 const READY_TIMEOUT_MS = 2000;
 
 /** Operator endpoints, outside authentication. */
 const healthRoutes: RouteModule = (app, { storage }) => {
-  app.get('/healthz', { schema: { hide: true } as object }, async () => ({ success: true, status: 'ok' }));
+  app.get('/healthz', { schema: { hide: true, response: { 200: HealthResponse } } as object }, async () => ({
+    success: true,
+    status: 'ok',
+  }));
 
-  app.get('/readyz', { schema: { hide: true } as object }, async (request, reply) => {
+  app.get('/readyz', { schema: { hide: true, response: { 200: ReadyResponse } } as object }, async (request, reply) => {
     let timer: NodeJS.Timeout | undefined;
     try {
       // A database that accepts connections but does not answer must not hold the probe (and a

@@ -1,40 +1,8 @@
-import Type from 'typebox';
 import type { RouteModule } from '../http/types.ts';
-import { DOCUMENT_EXAMPLES } from '../schemas/examples.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { MessageBody, type MessageParams, MessageQuery, MessageResponse } from '../schemas/message.ts';
 import type { UserRow } from '../storage/accounts.ts';
-import { FORMATS, type MessageParams, readMessage } from '../services/summaries/message.ts';
-import { LEVELS } from '../services/summaries/periods.ts';
-
-const optionalText = (description: string, example: string) =>
-  Type.Optional(Type.Union([Type.String(), Type.Null()], { description, examples: [example] }));
-
-const example = DOCUMENT_EXAMPLES.message;
-
-// Values are checked by the service, so a 400 names the field and the value it got. The same
-// schema is the query string of GET (each field its example) and the body of POST (the whole).
-const MessageParamsSchema = Type.Object(
-  {
-    date: optionalText('YYYY-MM-DD in the account timezone; default yesterday.', example.date),
-    level: optionalText(`One of ${LEVELS.join(', ')}; default day.`, example.level),
-    format: optionalText(`One of ${FORMATS.join(', ')}; default html.`, example.format),
-  },
-  { examples: [example] },
-);
-
-const MessageResponse = Type.Object({
-  success: Type.Literal(true),
-  level: Type.String(),
-  format: Type.String(),
-  content: Type.Union(
-    [
-      Type.String({ description: 'html and text' }),
-      Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'slack: Block Kit blocks' }),
-      Type.Object({}, { additionalProperties: true, description: 'discord: one embed object' }),
-    ],
-  ),
-  metadata: Type.Object({ subject: Type.String({ description: 'Suggested e-mail subject line.' }) }),
-});
+import { readMessage } from '../services/summaries/message.ts';
 
 const responses = { 200: MessageResponse, ...errorResponses(404) };
 
@@ -63,7 +31,7 @@ const messageRoutes: RouteModule = (app, deps) => {
     '/message',
     {
       config: { scope: 'summaries:read' },
-      schema: { summary: 'A formatted summary (parameters in the query string)', description, tags: ['summaries'], querystring: MessageParamsSchema, response: responses },
+      schema: { summary: 'A formatted summary (parameters in the query string)', description, tags: ['summaries'], querystring: MessageQuery, response: responses },
     },
     (request) => answer(request.auth.user, request.query),
   );
@@ -71,7 +39,7 @@ const messageRoutes: RouteModule = (app, deps) => {
     '/message',
     {
       config: { scope: 'summaries:read' },
-      schema: { summary: 'A formatted summary (parameters in the JSON body)', description, tags: ['summaries'], body: MessageParamsSchema, response: responses },
+      schema: { summary: 'A formatted summary (parameters in the JSON body)', description, tags: ['summaries'], body: MessageBody, response: responses },
     },
     (request) => answer(request.auth.user, request.body),
   );

@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import type { Static } from 'typebox';
 import type { RouteModule } from '../http/types.ts';
 import { ReportBody, ReportResponse } from '../schemas/report.ts';
 import { errorResponses } from '../schemas/common.ts';
@@ -29,8 +28,6 @@ const description = [
   '`teamIds cannot be used with aggregationLevel "<level>"`, `Unknown team id: "<id>"`,',
   '`Unknown project id: "<id>"`, and schema messages naming the field (`sort must be one of: asc, desc`).',
 ].join(' ');
-
-type ReportResponseBody = Static<typeof ReportResponse>;
 
 const reportRoutes: RouteModule = (app, deps) => {
   // An in-memory SQLite database exists only on this thread's connection.
@@ -63,7 +60,7 @@ const reportRoutes: RouteModule = (app, deps) => {
         reply
           .header('content-type', 'application/json; charset=utf-8')
           .header('content-length', chunks.reduce((sum, c) => sum + c.byteLength, 0))
-          .send(Readable.from(releasing(chunks), { objectMode: false }) as unknown as ReportResponseBody);
+          .send(Readable.from(releasing(chunks), { objectMode: false }) as unknown as ReportResponse);
       const parsed = parseReportRequest(job.body, job.now);
       if (workers && isLargeReport(parsed)) return sendChunks(await workers.run(job));
       const report = await buildReport(deps.storage, job.caller, job.viewer, parsed);

@@ -1,13 +1,7 @@
-import Type from 'typebox';
 import type { RouteModule } from '../http/types.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { UserResponse } from '../schemas/user.ts';
 import { displayNameOf } from '../storage/accounts.ts';
-
-const UserResponse = Type.Object({
-  success: Type.Literal(true),
-  name: Type.Union([Type.String(), Type.Null()]),
-  email: Type.String(),
-});
 
 const userRoutes: RouteModule = (app) => {
   app.get(

@@ -24,3 +24,6 @@ export function errorResponses(...statuses: number[]) {
   out[429] = RateLimitedBody;
   return out;
 }
+
+/** What a service answers for a success response: the body without the envelope's `success`, which the route adds. */
+export type Payload<T> = T extends unknown ? Omit<T, 'success'> : never;

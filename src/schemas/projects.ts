@@ -1,10 +1,10 @@
 /**
- * Schemas of `/projects` and the deprecated `/project`. Fields whose errors the spec words
- * exactly (`color`, `contributorIds`, `confidential` on update) are accepted as any JSON value
- * here and checked by the project services, so the caller gets the spec's message.
+ * Schemas of `/projects` and the deprecated `/project`. Fields whose errors the spec words its
+ * own way (`color`, `contributorIds`, `confidential` on update) carry that wording (`x-error`,
+ * src/http/validation.ts).
  */
-import Type from 'typebox';
-import { DESCRIPTION_MAX, NAME_MAX, PROJECT_COLORS } from '../services/projects/fields.ts';
+import Type, { type Static } from 'typebox';
+import { DESCRIPTION_MAX, LEGACY_COLOR_MAX, NAME_MAX, PROJECT_COLORS } from '../services/projects/fields.ts';
 import { EXAMPLE_PROJECT_ID, LEGACY_PROJECT_EXAMPLE, PROJECT_CREATE_EXAMPLE, PROJECT_UPDATE_EXAMPLE } from './examples.ts';
 
 const Instant = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
@@ -34,6 +34,7 @@ export const Project = Type.Object(
   },
   { description: 'A project. Timestamps are ISO 8601 UTC.' },
 );
+export type Project = Static<typeof Project>;
 
 export const ProjectResponse = Type.Object({ success: Type.Literal(true), project: Project });
 export const ProjectListResponse = Type.Object({ success: Type.Literal(true), projects: Type.Array(Project) });
@@ -54,13 +55,23 @@ export const ProjectListQuery = Type.Object({
 
 // The string branch comes first so that an over-long text is reported by its length.
 const Description = Type.Union([Type.String({ maxLength: DESCRIPTION_MAX }), Type.Null()]);
-const ColorField = Type.Unknown({ description: `One of ${PROJECT_COLORS.join(', ')}; else 400 Invalid color value.` });
-const LegacyColorField = Type.Unknown({
-  description: `One of ${PROJECT_COLORS.join(', ')}; "" or null clears; a string over 100 characters is 400 naming the field, any other value 400 Invalid color value.`,
+const INVALID_COLOR = 'Invalid color value';
+const ColorField = Type.Union([Type.Enum(PROJECT_COLORS), Type.Null()], {
+  description: `One of ${PROJECT_COLORS.join(', ')}; else 400 Invalid color value.`,
+  'x-error': INVALID_COLOR,
 });
-const ContributorsField = Type.Unknown({
+// A pattern rather than an enum: Ajv checks an enum before the length, a pattern after it.
+const LegacyColorField = Type.Union(
+  [Type.String({ maxLength: LEGACY_COLOR_MAX, pattern: `^(${PROJECT_COLORS.join('|')})?$` }), Type.Null()],
+  {
+    description: `One of ${PROJECT_COLORS.join(', ')}; "" or null clears; a string over 100 characters is 400 naming the field, any other value 400 Invalid color value.`,
+    'x-error': { type: INVALID_COLOR, pattern: INVALID_COLOR },
+  },
+);
+const ContributorsField = Type.Union([Type.Array(Type.String()), Type.Null()], {
   description:
     'null or an array of user ids, handles or e-mail addresses, each an active member of the project\'s team.',
+  'x-error': 'contributorIds must be null or an array of user ids, handles, or email addresses',
 });
 const TeamField = Type.Union([Type.Null(), Type.String()], {
   description: 'Team id or exact trimmed, case-sensitive name; null or "" for a personal project.',
@@ -82,6 +93,7 @@ export const ProjectCreateBody = Type.Object(
   },
   { additionalProperties: true, examples: [PROJECT_CREATE_EXAMPLE] },
 );
+export type ProjectCreateBody = Static<typeof ProjectCreateBody>;
 
 export const ProjectUpdateBody = Type.Object(
   {
@@ -93,19 +105,28 @@ export const ProjectUpdateBody = Type.Object(
     private: Type.Optional(Type.Boolean()),
     contributorIds: Type.Optional(ContributorsField),
     archived: Type.Optional(Type.Boolean({ description: '`true` archives, `false` unarchives.' })),
-    confidential: Type.Optional(Type.Unknown({ description: 'Refused: confidential cannot be changed through the API.' })),
+    confidential: Type.Optional(
+      Type.Never({
+        description: 'Refused: confidential cannot be changed through the API.',
+        'x-error': 'confidential cannot be changed through the API',
+      }),
+    ),
   },
   { additionalProperties: true, examples: [PROJECT_UPDATE_EXAMPLE] },
 );
+export type ProjectUpdateBody = Static<typeof ProjectUpdateBody>;
+
+const LEGACY_OPERATIONS = ['list', 'create', 'update', 'delete', 'archive'] as const;
+type LegacyOperation = (typeof LEGACY_OPERATIONS)[number];
 
 export const LegacyProjectBody = Type.Object(
   {
     operation: Type.Optional(
-      Type.String({ description: 'One of list, create, update, delete, archive; omitted means list.' }),
+      Type.Unsafe<LegacyOperation>({ type: 'string', enum: [...LEGACY_OPERATIONS], description: 'Omitted means list.' }),
     ),
     id: Type.Optional(Type.String({ description: 'Required for update, delete and archive.' })),
-    name: Type.Optional(NullableString),
-    description: Type.Optional(NullableString),
+    name: Type.Optional(Type.Union([Type.String({ maxLength: NAME_MAX }), Type.Null()])),
+    description: Type.Optional(Description),
     color: Type.Optional(LegacyColorField),
     team: Type.Optional(NullableString),
     portfolio: Type.Optional(NullableString),
@@ -117,9 +138,11 @@ export const LegacyProjectBody = Type.Object(
   },
   { additionalProperties: true, examples: [LEGACY_PROJECT_EXAMPLE] },
 );
+export type LegacyProjectBody = Static<typeof LegacyProjectBody>;
 
 export const LegacyResponse = Type.Union([
   Type.Object({ success: Type.Literal(true), projects: Type.Array(Project) }),
   Type.Object({ success: Type.Literal(true), message: Type.String(), projectId: Type.String() }),
   Type.Object({ success: Type.Literal(true), message: Type.String() }),
 ]);
+export type LegacyResponse = Static<typeof LegacyResponse>;

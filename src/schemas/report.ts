@@ -2,7 +2,7 @@
  * Request and response schemas of POST /report. Rows differ by level, so the response is a
  * union of the four row shapes; together they document every field of decisions §4.
  */
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { DOCUMENT_EXAMPLES } from './examples.ts';
 
 /**
@@ -48,10 +48,12 @@ export const ReportBody = Type.Object(
   },
   { description: 'An empty body means the last 7 × 24 hours of day rows, newest first.', examples: [DOCUMENT_EXAMPLES.report] },
 );
+export type ReportBody = Static<typeof ReportBody>;
 
 const Nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const NamedMinutes = Type.Object({ name: Type.String(), minutes: Type.Number() });
+export type NamedMinutes = Static<typeof NamedMinutes>;
 const TaskMinutes = Type.Object({ title: Type.String(), duration: Type.Number() });
 
 const teamFields = {
@@ -77,6 +79,7 @@ const DayRow = Type.Object(
   },
   { title: 'Day row' },
 );
+export type DayRow = Static<typeof DayRow>;
 
 const WeekRow = Type.Object(
   {
@@ -92,6 +95,7 @@ const WeekRow = Type.Object(
   },
   { title: 'Week row' },
 );
+export type WeekRow = Static<typeof WeekRow>;
 
 const TaskRow = Type.Object(
   {
@@ -107,6 +111,7 @@ const TaskRow = Type.Object(
   },
   { title: 'Task row' },
 );
+export type TaskRow = Static<typeof TaskRow>;
 
 const ActivityRow = Type.Object(
   {
@@ -126,9 +131,12 @@ const ActivityRow = Type.Object(
   },
   { title: 'Activity row' },
 );
+export type ActivityRow = Static<typeof ActivityRow>;
 
 export const ReportResponse = Type.Object({
   success: Type.Literal(true),
   rowCount: Type.Integer({ description: 'rows.length' }),
   rows: Type.Array(Type.Union([DayRow, WeekRow, TaskRow, ActivityRow])),
 });
+export type ReportResponse = Static<typeof ReportResponse>;
+export type ReportRow = ReportResponse['rows'][number];

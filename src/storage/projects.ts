@@ -101,6 +101,11 @@ export async function findProject(db: Kysely<Database>, id: string): Promise<Pro
   return row && normalize(row);
 }
 
+/** Runs a project update's checks and writes in one transaction (see findProjectForUpdate). */
+export function inProjectTransaction<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  return db.transaction().execute(work);
+}
+
 /**
  * Inside a transaction: the project, its row held until the transaction ends, so that two
  * updates of one project (from any server process) check and write one after the other.

@@ -17,8 +17,8 @@ import pg from 'pg';
 import { Utf8Chunks } from '../../src/lib/utf8-chunks.ts';
 import { localTimeOf } from '../../src/lib/time.ts';
 import { encodeActivityReport } from '../../src/services/reports/activity.ts';
-import { type ReportBody, parseReportRequest } from '../../src/services/reports/request.ts';
-import type { ActivityRow } from '../../src/services/reports/rows.ts';
+import type { ActivityRow, ReportBody } from '../../src/schemas/report.ts';
+import { parseReportRequest } from '../../src/services/reports/request.ts';
 import { migrate, openStorage, type Storage } from '../../src/storage/database.ts';
 import {
   DEFAULT_NOW, DIALECTS, EXAMPLE, KEYS, PG_ADMIN_URL, type TestApp, type TestDatabase, call, createTestApp, forEachDialect,

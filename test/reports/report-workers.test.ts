@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { importDataset } from '../../src/dataset/import.ts';
-import { type ReportBody, parseReportRequest } from '../../src/services/reports/request.ts';
+import type { ReportBody } from '../../src/schemas/report.ts';
+import { parseReportRequest } from '../../src/services/reports/request.ts';
 import { isLargeReport } from '../../src/services/reports/workers.ts';
 import { DEFAULT_NOW, EXAMPLE, KEYS, type TestApp, type TestDatabase, createSharedTestDatabase, createTestApp, forEachDialect } from '../helper.ts';
 

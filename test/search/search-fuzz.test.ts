@@ -87,8 +87,9 @@ forEachDialect('search fuzz', (dialect) => {
         assert.ok(res.status === 200 || res.status === 400, `${res.status} for ${JSON.stringify(b)}: ${res.body}`);
         assert.equal(res.json.success, res.status === 200);
         if (res.status === 400) {
-          assert.deepEqual(Object.keys(res.json).sort(), ['error', 'success']);
+          assert.deepEqual(Object.keys(res.json).sort(), ['error', 'message', 'success']);
           assert.equal(typeof res.json.error, 'string');
+          assert.equal(res.json.message, res.json.error);
         }
       }),
       { numRuns: RUNS },

@@ -13,6 +13,7 @@ import {
   findPortfolio,
   findProject,
   findProjectForUpdate,
+  inProjectTransaction,
   insertProject,
   listVisibleProjects,
   type PortfolioRef,
@@ -26,9 +27,9 @@ import {
 } from '../../storage/projects.ts';
 import type { Database } from '../../storage/schema.ts';
 import { canSeeProject, type Viewer } from './access.ts';
-import { checkContributorShape, resolveContributors } from './contributors.ts';
+import { resolveContributors } from './contributors.ts';
 import { isBlank } from '../../lib/blank.ts';
-import { checkProjectInput, type ProjectInput, parseColor } from './fields.ts';
+import { checkUpdateInput, type ProjectInput } from './fields.ts';
 import { checkPortfolioFits, isClearing, resolvePortfolio, resolveTeam } from './placement.ts';
 import { type ProjectView, presentProject } from './presenter.ts';
 
@@ -82,8 +83,6 @@ function usablePortfolios(ctx: ProjectContext): Promise<PortfolioRef[]> {
 }
 
 export async function createProject(ctx: ProjectContext, input: ProjectInput): Promise<ProjectView> {
-  checkProjectInput(input, 'create');
-  if (input.contributorIds !== undefined) checkContributorShape(input.contributorIds);
 
   const teamId = input.team === undefined || isClearing(input.team) ? null : resolveTeam(input.team, await activeTeams(ctx)).id;
   let portfolioId: string | null = null;
@@ -99,7 +98,7 @@ export async function createProject(ctx: ProjectContext, input: ProjectInput): P
     id: newProjectId(),
     name: isBlank(input.name) ? `New Project ${localDateOf(ctx.now, ctx.user.timezone)}` : input.name!,
     description: isBlank(input.description) ? null : input.description!,
-    color: input.color === undefined ? null : parseColor(input.color),
+    color: input.color ?? null,
     team_id: teamId,
     portfolio_id: portfolioId,
     private: input.private ? 1 : 0,
@@ -121,13 +120,12 @@ export async function createProject(ctx: ProjectContext, input: ProjectInput): P
  * whose value really changes are written; a body that changes nothing leaves `updatedAt` alone.
  */
 export async function updateProject(ctx: ProjectContext, id: string, input: ProjectInput): Promise<ProjectView> {
-  checkProjectInput(input, 'update');
-  if (input.contributorIds !== undefined) checkContributorShape(input.contributorIds);
+  checkUpdateInput(input);
   // Checked and written in one transaction on the locked row: an update racing another (a move
   // to another team against a contributor or portfolio change, from any server process) is
   // checked against the project as the other left it, never against what it was before.
   let renamed = false;
-  const view = await ctx.db.transaction().execute(async (trx) => {
+  const view = await inProjectTransaction(ctx.db, async (trx) => {
     const result = await applyUpdate({ ...ctx, db: trx }, id, input);
     renamed = result.renamed;
     return result.view;
@@ -143,7 +141,7 @@ async function applyUpdate(ctx: ProjectContext, id: string, input: ProjectInput)
   const changes: ProjectChanges = {};
   if (input.name !== undefined && input.name !== null) changes.name = input.name;
   if (input.description !== undefined) changes.description = isBlank(input.description) ? null : input.description;
-  if (input.color !== undefined) changes.color = parseColor(input.color);
+  if (input.color !== undefined) changes.color = input.color;
   if (input.private !== undefined) changes.private = input.private ? 1 : 0;
   if (input.archived !== undefined) changes.archived = input.archived ? 1 : 0;
 

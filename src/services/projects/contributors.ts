@@ -7,17 +7,6 @@ import { badRequest, shown } from '../../errors.ts';
 import { activeMemberIds, type UserRef, usersMatching } from '../../storage/projects.ts';
 import type { Database } from '../../storage/schema.ts';
 
-export const CONTRIBUTORS_SHAPE_ERROR =
-  'contributorIds must be null or an array of user ids, handles, or email addresses';
-
-/** Rejects anything but null or an array of strings, before any lookup. */
-export function checkContributorShape(value: unknown): asserts value is string[] | null {
-  if (value === null) return;
-  if (!Array.isArray(value) || !value.every((entry) => typeof entry === 'string')) {
-    throw badRequest(CONTRIBUTORS_SHAPE_ERROR);
-  }
-}
-
 /** An entry names a user by id first, then by handle, then by e-mail address (ignoring case). */
 function matchEntry(entry: string, users: UserRef[]): UserRef | undefined {
   const wanted = entry.trim();
@@ -35,10 +24,9 @@ function matchEntry(entry: string, users: UserRef[]): UserRef | undefined {
  */
 export async function resolveContributors(
   db: Kysely<Database>,
-  value: unknown,
+  value: string[] | null,
   teamId: string | null,
 ): Promise<string[] | null> {
-  checkContributorShape(value);
   if (value === null) return null;
   if (teamId === null) throw badRequest('Contributors can only be set on team projects');
   const users = await usersMatching(db, value.map((entry) => entry.trim()));

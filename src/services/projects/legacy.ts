@@ -5,34 +5,16 @@
  */
 import { badRequest, forbidden } from '../../errors.ts';
 import { isBlank } from '../../lib/blank.ts';
-import { checkLegacyColorLength, type ProjectInput } from './fields.ts';
-import type { ProjectView } from './presenter.ts';
+import type { Payload } from '../../schemas/common.ts';
+import type { LegacyProjectBody, LegacyResponse } from '../../schemas/projects.ts';
+import type { ProjectInput } from './fields.ts';
 import { createProject, listProjects, type ProjectContext, updateProject } from './commands.ts';
-
-export const LEGACY_OPERATIONS = ['list', 'create', 'update', 'delete', 'archive'] as const;
 
 export const DELETE_REFUSED = 'Deleting projects is not available through the API.';
 
-export interface LegacyRequest {
-  operation?: string;
-  id?: string;
-  name?: string | null;
-  description?: string | null;
-  /** Any JSON value: checked by the project services, so a wrong one is `Invalid color value`. */
-  color?: unknown;
-  team?: string | null;
-  portfolio?: string | null;
-  private?: boolean;
-  confidential?: boolean;
-  archived?: boolean;
-}
+export type LegacyResult = Payload<LegacyResponse>;
 
-export type LegacyResult =
-  | { projects: ProjectView[] }
-  | { message: string; projectId: string }
-  | { message: string };
-
-function requireId(request: LegacyRequest): string {
+function requireId(request: LegacyProjectBody): string {
   if (isBlank(request.id)) throw badRequest('id is required');
   return request.id!;
 }
@@ -42,8 +24,7 @@ function emptyAsNull<T>(value: T): T | null {
   return value === '' ? null : value;
 }
 
-function toProjectInput(request: LegacyRequest): ProjectInput {
-  checkLegacyColorLength(request.color);
+function toProjectInput(request: LegacyProjectBody): ProjectInput {
   return {
     name: request.name,
     description: emptyAsNull(request.description),
@@ -55,7 +36,7 @@ function toProjectInput(request: LegacyRequest): ProjectInput {
   };
 }
 
-export async function runLegacyOperation(ctx: ProjectContext, request: LegacyRequest): Promise<LegacyResult> {
+export async function runLegacyOperation(ctx: ProjectContext, request: LegacyProjectBody): Promise<LegacyResult> {
   // An empty body is a list request.
   const operation = request.operation ?? 'list';
   switch (operation) {
@@ -79,7 +60,5 @@ export async function runLegacyOperation(ctx: ProjectContext, request: LegacyReq
     }
     case 'delete':
       throw forbidden(DELETE_REFUSED);
-    default:
-      throw badRequest(`operation must be one of: ${LEGACY_OPERATIONS.join(', ')}`);
   }
 }

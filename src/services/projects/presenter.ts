@@ -1,24 +1,10 @@
 /** A stored project as the API shows it (the Project resource of the spec, camelCase). */
 import { toIso } from '../../lib/time.ts';
+import type { Project } from '../../schemas/projects.ts';
 import type { ProjectRow } from '../../storage/projects.ts';
 
-export interface ProjectView {
-  id: string;
-  name: string;
-  description: string | null;
-  color: string | null;
-  portfolioId: string | null;
-  teamId: string | null;
-  private: boolean;
-  confidential: boolean;
-  contributorIds: string[] | null;
-  status: 'active' | 'archived';
-  createdAt: string | null;
-  updatedAt: string | null;
-  usedAt: string | null;
-  createdBy: string;
-  updatedBy: string;
-}
+/** The Project response schema's type (schemas/projects.ts), as the project commands name it. */
+export type ProjectView = Project;
 
 export function parseContributorIds(stored: string | null): string[] | null {
   return stored === null ? null : (JSON.parse(stored) as string[]);

@@ -12,7 +12,7 @@ import { DAY_MS, localTimeFormatter, offsetAt } from '../../lib/time.ts';
 import type { Storage } from '../../storage/database.ts';
 import { type ActivityDetail, type ActivityOrder, eachActivity } from '../../storage/reports.ts';
 import type { ReportRequest } from './request.ts';
-import type { ActivityRow } from './rows.ts';
+import type { ActivityRow } from '../../schemas/report.ts';
 
 
 /** A whole response body, `{"success":true,"rowCount":N,"rows":[…]}`, encoded as UTF-8. */

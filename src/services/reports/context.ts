@@ -7,7 +7,7 @@ import { displayNameOf } from '../../storage/accounts.ts';
 import type { ReportUser } from '../../storage/reports.ts';
 import type { ReportLabels } from './labels.ts';
 import type { ReportRequest } from './request.ts';
-import type { ReportRow } from './rows.ts';
+import type { ReportRow } from '../../schemas/report.ts';
 import { compareText } from './tally.ts';
 
 export interface ReportContext {

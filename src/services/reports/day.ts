@@ -4,7 +4,7 @@ import type { MinuteGroup } from '../../storage/aggregates.ts';
 import type { DayComment } from '../../storage/reports.ts';
 import { type ReportContext, type TimedRow, ownerFields, personalId } from './context.ts';
 import { TimeBucket, percentOfTarget } from './tally.ts';
-import type { DayRow } from './rows.ts';
+import type { DayRow } from '../../schemas/report.ts';
 
 interface Day {
   userId: string;

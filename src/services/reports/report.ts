@@ -10,20 +10,18 @@ import { lookupNames, sumMinutes } from '../../storage/aggregates.ts';
 import type { Storage } from '../../storage/database.ts';
 import { PLAIN_QUERY_RANGE_MS, type ReportUser, activeMembersOf, dayCommentsBetween, readSnapshot } from '../../storage/reports.ts';
 import type { Database } from '../../storage/schema.ts';
+import type { Payload } from '../../schemas/common.ts';
+import type { ReportResponse } from '../../schemas/report.ts';
 import { type Viewer, visibleProjectIds } from '../projects/access.ts';
 import { type EncodedReport, encodeActivityReport } from './activity.ts';
 import { type ReportContext, sortRows } from './context.ts';
 import { buildDayRows } from './day.ts';
 import { ReportLabels } from './labels.ts';
 import type { ReportRequest } from './request.ts';
-import type { ReportRow } from './rows.ts';
 import { buildTaskRows } from './task.ts';
 import { buildWeekRows } from './week.ts';
 
-export interface Report {
-  rowCount: number;
-  rows: ReportRow[];
-}
+export type Report = Payload<ReportResponse>;
 
 export async function buildReport(
   storage: Storage,

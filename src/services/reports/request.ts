@@ -6,22 +6,12 @@
  */
 import { ApiError } from '../../errors.ts';
 import { DAY_MS } from '../../lib/time.ts';
+import type { ReportBody } from '../../schemas/report.ts';
 
 /** Longest range per level, in days of 24 hours. */
 export const RANGE_LIMIT_DAYS = { activity: 90, day: 365, task: 365, week: 365 } as const;
 
 export type ReportLevel = keyof typeof RANGE_LIMIT_DAYS;
-export type RequestedLevel = ReportLevel | 'minute';
-
-export interface ReportBody {
-  dateRange?: { from: number; to: number };
-  aggregationLevel?: RequestedLevel;
-  projectIds?: string[];
-  teamIds?: string[];
-  includeCategories?: boolean;
-  includeProjects?: boolean;
-  sort?: 'asc' | 'desc';
-}
 
 export interface ReportRequest {
   /** Unix ms, inclusive. */

@@ -2,13 +2,9 @@
  * Adding up minutes for report rows: the `{name, minutes}` lists of day, week and task rows
  * (decisions §4.2: minutes descending, then name) and the exact `duration_relative`.
  */
+import type { NamedMinutes } from '../../schemas/report.ts';
 import type { MinuteGroup } from '../../storage/aggregates.ts';
 import type { Label, ReportLabels } from './labels.ts';
-
-export interface NamedMinutes {
-  name: string;
-  minutes: number;
-}
 
 /**
  * Sums of fractional minutes pick up binary noise (0.1 + 0.2); six decimals keep every real

@@ -7,7 +7,7 @@ import type { MinuteGroup } from '../../storage/aggregates.ts';
 import { type ReportContext, type TimedRow, ownerFields } from './context.ts';
 import type { Label, TaskLabel } from './labels.ts';
 import { Tally, cleanMinutes } from './tally.ts';
-import type { TaskRow } from './rows.ts';
+import type { TaskRow } from '../../schemas/report.ts';
 
 interface TaskEntry {
   id: string;

@@ -7,7 +7,7 @@ import { addDays, localDateOf, weekStartOf } from '../../lib/time.ts';
 import type { MinuteGroup } from '../../storage/aggregates.ts';
 import { type ReportContext, type TimedRow, ownerFields, personalId } from './context.ts';
 import { TimeBucket, percentOfTarget } from './tally.ts';
-import type { WeekRow } from './rows.ts';
+import type { WeekRow } from '../../schemas/report.ts';
 
 const WORKDAYS_PER_WEEK = 5;
 

@@ -13,7 +13,8 @@ import { ApiError } from '../../errors.ts';
 import type { UserRow } from '../../storage/accounts.ts';
 import type { Viewer } from '../projects/access.ts';
 import { DAY_MS } from '../../lib/time.ts';
-import type { ReportBody, ReportRequest } from './request.ts';
+import type { ReportBody } from '../../schemas/report.ts';
+import type { ReportRequest } from './request.ts';
 
 export interface ReportJob {
   caller: UserRow;

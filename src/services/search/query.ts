@@ -1,11 +1,12 @@
 /**
- * The POST /search body as one checked request (api.md `/search`, decisions §6.5), and the
- * query text as search terms (decisions §6.2). Every message names the field; the body is
- * checked here rather than by a schema because the contract words these messages exactly.
+ * The POST /search body as one request with its defaults, and the query text as search terms
+ * (docs/api.md `/search`). The route's schema (schemas/search.ts) has checked every field; a
+ * query of white space, which it leaves here, is refused with the schema's wording of an empty one.
  */
-import { ApiError, shown } from '../../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { isBlank } from '../../lib/blank.ts';
 import { wordsOf } from '../../lib/search-text.ts';
+import type { SearchBody } from '../../schemas/search.ts';
 import type { SearchSource } from '../../storage/search.ts';
 
 export const MAX_QUERY_LENGTH = 100;
@@ -13,6 +14,8 @@ export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 50;
 export const DEFAULT_DAYS = 7;
 export const MAX_DAYS = 30;
+
+export const QUERY_EMPTY = 'query must not be empty.';
 
 export interface SearchRequest {
   /** As sent; echoed and quoted in the message. */
@@ -24,56 +27,22 @@ export interface SearchRequest {
 }
 
 /** `screenshots` is the legacy name of `activity` (public docs of the hosted service). */
-const SOURCE_NAMES: Record<string, SearchSource> = { tasks: 'tasks', activity: 'activity', screenshots: 'activity' };
+const SOURCE_NAMES: Record<NonNullable<SearchBody['sources']>[number], SearchSource> = {
+  tasks: 'tasks',
+  activity: 'activity',
+  screenshots: 'activity',
+};
 
-const isAbsent = (value: unknown) => value === undefined || value === null;
-const lengthOf = (text: string) => [...text].length;
-
-function boundedInteger(value: unknown, field: string, fallback: number, max: number): number {
-  if (isAbsent(value)) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-    throw new ApiError(400, `${field} must be an integer between 1 and ${max}`);
-  }
-  return value;
-}
-
-function optionalText(value: unknown, field: string): string | null {
-  if (isAbsent(value)) return null;
-  if (typeof value !== 'string') throw new ApiError(400, `${field} must be a string`);
-  if (lengthOf(value) > MAX_QUERY_LENGTH) {
-    throw new ApiError(400, `${field} must be at most ${MAX_QUERY_LENGTH} characters`);
-  }
-  return value;
-}
-
-function parseSources(value: unknown): SearchSource[] {
-  if (isAbsent(value)) return ['tasks', 'activity'];
-  if (!Array.isArray(value) || value.length === 0) {
-    throw new ApiError(400, 'sources must be a non-empty array of "tasks" and "activity"');
-  }
-  const sources: SearchSource[] = [];
-  for (const entry of value) {
-    const source = typeof entry === 'string' && Object.hasOwn(SOURCE_NAMES, entry) ? SOURCE_NAMES[entry] : undefined;
-    if (!source) throw new ApiError(400, `sources contains an invalid value: ${typeof entry === 'string' ? JSON.stringify(shown(entry)) : shown(entry)}`);
-    if (!sources.includes(source)) sources.push(source);
-  }
-  return sources;
-}
-
-/** Checks the body in field order: query, context, limit, days, sources. Unknown fields are ignored. */
-export function parseSearchRequest(body: unknown): SearchRequest {
-  if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
-    throw new ApiError(400, 'body must be a JSON object');
-  }
-  const fields = (body ?? {}) as Record<string, unknown>;
-  const query = optionalText(fields.query, 'query');
-  if (query === null || isBlank(query)) throw new ApiError(400, 'query must not be empty.');
+/** Null stands for a field left out; sources are named once each, in the order sent. */
+export function parseSearchRequest(body: SearchBody): SearchRequest {
+  // The schema refuses a missing, null or empty query; one of Unicode White_Space is this rule.
+  if (isBlank(body.query)) throw new ApiError(400, QUERY_EMPTY);
   return {
-    query,
-    context: optionalText(fields.context, 'context'),
-    limit: boundedInteger(fields.limit, 'limit', DEFAULT_LIMIT, MAX_LIMIT),
-    days: boundedInteger(fields.days, 'days', DEFAULT_DAYS, MAX_DAYS),
-    sources: parseSources(fields.sources),
+    query: body.query,
+    context: body.context ?? null,
+    limit: body.limit ?? DEFAULT_LIMIT,
+    days: body.days ?? DEFAULT_DAYS,
+    sources: body.sources ? [...new Set(body.sources.map((name) => SOURCE_NAMES[name]))] : ['tasks', 'activity'],
   };
 }
 

@@ -2,43 +2,15 @@
  * POST /search: the caller's own tasks and activities of the last `days` × 24 hours that match
  * the query, ranked, with snippets and the summary sentence (decisions §6).
  */
+import type { Payload } from '../../schemas/common.ts';
+import type { SearchBody, SearchResponse, SearchResult } from '../../schemas/search.ts';
 import type { Storage } from '../../storage/database.ts';
-import { type SearchSource, findSearchCandidates } from '../../storage/search.ts';
+import { findSearchCandidates } from '../../storage/search.ts';
 import { parseSearchRequest, parseTerms, wordsOfTerms } from './query.ts';
 import { type RankedDocument, rankDocuments } from './ranking.ts';
 import { bestField, buildSnippet } from './snippet.ts';
 import { DAY_MS } from '../../lib/time.ts';
 
-
-export interface SearchResultMetadata {
-  minutes?: number;
-  projectId?: string | null;
-  visible?: boolean;
-  taskId?: string | null;
-  categoryName?: string | null;
-  categoryEmoji?: string | null;
-}
-
-export interface SearchResult {
-  source: SearchSource;
-  id: string;
-  timestamp: string;
-  title: string;
-  snippet: string;
-  matchedFields: string[];
-  metadata: SearchResultMetadata;
-}
-
-export interface SearchResponse {
-  success: true;
-  query: string;
-  context: string | null;
-  days: number;
-  sources: SearchSource[];
-  totalMatches: number;
-  results: SearchResult[];
-  message: string;
-}
 
 /** `Found 3 matches for "x" in the last 7 days.` / `No matches for "x" in the last 1 day.` */
 export function describeMatches(total: number, query: string, days: number): string {
@@ -62,7 +34,7 @@ function presentResults(page: RankedDocument[]): SearchResult[] {
   }));
 }
 
-export async function searchHistory(storage: Storage, userId: string, body: unknown, now: number): Promise<SearchResponse> {
+export async function searchHistory(storage: Storage, userId: string, body: SearchBody, now: number): Promise<Payload<SearchResponse>> {
   const request = parseSearchRequest(body);
   const terms = parseTerms(request.query);
   const context = request.context === null ? [] : parseTerms(request.context);
@@ -75,7 +47,6 @@ export async function searchHistory(storage: Storage, userId: string, body: unkn
   });
   const ranked = rankDocuments(candidates, terms, context);
   return {
-    success: true,
     query: request.query,
     context: request.context,
     days: request.days,

@@ -3,42 +3,26 @@
  * format (decisions §5). A lookup plus rendering; summaries are built by the generator.
  */
 import type { Kysely } from 'kysely';
-import { ApiError, shown } from '../../errors.ts';
-import { addDays, isValidLocalDate, localDateOf } from '../../lib/time.ts';
+import { ApiError } from '../../errors.ts';
+import { addDays, localDateOf } from '../../lib/time.ts';
+import type { Payload } from '../../schemas/common.ts';
+import type { MessageParams, MessageResponse } from '../../schemas/message.ts';
 import { displayNameOf, type UserRow } from '../../storage/accounts.ts';
 import type { Database } from '../../storage/schema.ts';
 import { findSummaryContent } from '../../storage/summaries.ts';
-import { LEVELS, type Level, periodOf } from './periods.ts';
-import { type DiscordEmbed, renderDiscord } from './render-discord.ts';
+import { periodOf } from './periods.ts';
+import { renderDiscord } from './render-discord.ts';
 import { renderHtml } from './render-html.ts';
-import { renderSlack, type SlackBlock } from './render-slack.ts';
+import { renderSlack } from './render-slack.ts';
 import { renderText } from './render-text.ts';
 import { firstNameOf, type Summary, subjectOf } from './summary.ts';
 
 export const FORMATS = ['html', 'text', 'slack', 'discord'] as const;
 export type Format = (typeof FORMATS)[number];
 
-export interface MessageParams {
-  date?: string | null;
-  level?: string | null;
-  format?: string | null;
-}
-
-export interface Message {
-  level: Level;
-  format: Format;
-  content: string | SlackBlock[] | DiscordEmbed;
-  metadata: { subject: string };
-}
+export type Message = Payload<MessageResponse>;
 
 export const NO_SUMMARY = 'No summary exists for this date and level yet.';
-
-function choice<T extends string>(field: string, value: string, choices: readonly T[]): T {
-  if (!(choices as readonly string[]).includes(value)) {
-    throw new ApiError(400, `${field} must be one of ${choices.join(', ')} (got "${shown(value)}")`);
-  }
-  return value as T;
-}
 
 export function renderSummary(summary: Summary, format: Format, firstName: string): Message {
   const subject = subjectOf(summary, firstName);
@@ -48,10 +32,10 @@ export function renderSummary(summary: Summary, format: Format, firstName: strin
 
 export async function readMessage(db: Kysely<Database>, user: UserRow, params: MessageParams, now: number): Promise<Message> {
   const yesterday = addDays(localDateOf(now, user.timezone), -1);
+  // The route's schema has checked the date and the names (schemas/message.ts).
   const date = params.date ?? yesterday;
-  if (!isValidLocalDate(date)) throw new ApiError(400, `date must be a date in the form YYYY-MM-DD (got "${shown(date)}")`);
-  const level = choice('level', params.level ?? 'day', LEVELS);
-  const format = choice('format', params.format ?? 'html', FORMATS);
+  const level = params.level ?? 'day';
+  const format = params.format ?? 'html';
 
   const period = periodOf(level, date, user.week_start);
   // A summary exists once its period has ended locally (decisions §5.2). One built before its

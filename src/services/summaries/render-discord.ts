@@ -3,6 +3,7 @@
  * ≤ 4096, ≤ 25 fields (name ≤ 256, value ≤ 1024), footer ≤ 2048, all text together ≤ 6000.
  * User text has Discord's markdown characters backslash-escaped.
  */
+import type { DiscordEmbed } from '../../schemas/message.ts';
 import { formatDuration } from './durations.ts';
 import { clip, fitLines } from './fit-text.ts';
 import { type Summary, categoryName, changeLine, periodLabel, shortDate, taskName, totalLine } from './summary.ts';
@@ -20,14 +21,6 @@ export const DISCORD_LIMITS = {
 /** Daybook's accent colour, #6C63FF. */
 const COLOR = 0x6c63ff;
 const ITEM_CHARS = 300;
-
-export interface DiscordEmbed {
-  title: string;
-  description: string;
-  color: number;
-  fields: { name: string; value: string; inline: boolean }[];
-  footer: { text: string };
-}
 
 export function escapeDiscordMarkdown(text: string): string {
   return text.replace(/[\\*_~`|<>[\]#]/g, '\\$&');

@@ -5,6 +5,7 @@
  * mention. Slack's mrkdwn has no escape for `*`, `_` or `~`; such characters in a title
  * keep their formatting meaning.
  */
+import type { SlackBlock } from '../../schemas/message.ts';
 import { formatDuration } from './durations.ts';
 import { clip, fitLines } from './fit-text.ts';
 import { type Summary, categoryName, changeLine, periodLabel, shortDate, taskName, totalLine } from './summary.ts';
@@ -13,14 +14,6 @@ export const SLACK_LIMITS = { blocks: 50, headerText: 150, sectionText: 3000, co
 
 /** Longest user string shown in one list line, before escaping. */
 const ITEM_CHARS = 300;
-
-export type SlackTextObject = { type: 'plain_text'; text: string; emoji?: boolean } | { type: 'mrkdwn'; text: string };
-
-export type SlackBlock =
-  | { type: 'header'; text: { type: 'plain_text'; text: string; emoji?: boolean } }
-  | { type: 'section'; text: SlackTextObject }
-  | { type: 'divider' }
-  | { type: 'context'; elements: SlackTextObject[] };
 
 export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
