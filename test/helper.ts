@@ -2,7 +2,8 @@
  * Test support: a Daybook app on a fresh database of either dialect, provisioned from a
  * dataset file, driven through real HTTP with app.inject().
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile, readdir } from 'node:fs/promises';
 import { type Socket, connect, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +31,12 @@ export const DIALECTS: Dialect[] = (process.env.DAYBOOK_TEST_DIALECTS ?? 'sqlite
   .split(',')
   .filter((d): d is Dialect => d === 'sqlite' || d === 'postgres');
 
+/**
+ * `npm run test:fast` (scripts/test.sh --fast) is the edit loop: a test that only measures scale
+ * (tens of seconds of one core) passes this as its `skip` there, and runs in `npm test`.
+ */
+export const FULL_SUITE_ONLY: string | false = process.env.DAYBOOK_TEST_TIER === 'fast' ? 'a scale test: npm test runs it' : false;
+
 export const PG_ADMIN_URL = process.env.DAYBOOK_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.DAYBOOK_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -45,7 +52,10 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A new, migrated, empty database of the dialect (a throwaway PostgreSQL database per call). */
+/**
+ * A new, migrated, empty database of the dialect (a throwaway PostgreSQL database per call,
+ * copied from the migrated template: see migratedTemplate).
+ */
 export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
   if (dialect === 'sqlite') {
     const url = 'sqlite::memory:';
@@ -53,8 +63,9 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
     await migrate(storage);
     return { url, storage, drop: () => storage.close() };
   }
-  const database = await createPostgresDatabase();
+  const database = await createPostgresDatabase('daybook_t', await migratedTemplate());
   const storage = openStorage(database.url);
+  // Nothing left to apply; were the template behind, this would still bring the copy up to date.
   await migrate(storage);
   return {
     url: database.url,
@@ -66,31 +77,99 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
   };
 }
 
-/** A new, empty, unmigrated PostgreSQL database, and how to drop it. */
-export async function createPostgresDatabase(prefix = 'daybook_t'): Promise<{ url: string; drop(): Promise<void> }> {
+function postgresUrl(database: string): string {
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/**
+ * Waits until the server has no connection to the database left: pg's pool.end() resolves
+ * before the server has seen its connections go.
+ */
+async function untilDisconnected(admin: pg.Client, database: string): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    const { rows } = await admin.query('select count(*)::int as n from pg_stat_activity where datname = $1', [database]);
+    if (rows[0].n === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A new, empty PostgreSQL database (unmigrated unless copied from `template`), and how to drop it. */
+export async function createPostgresDatabase(prefix = 'daybook_t', template?: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
   await admin.end();
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
   return {
-    url: url.toString(),
+    url: postgresUrl(name),
     drop: async () => {
       const client = new pg.Client({ connectionString: PG_ADMIN_URL });
       await client.connect();
-      // pg's pool.end() resolves before the server has seen its connections go; dropping with
-      // force while one lingers kills it, and its client then throws an uncaught error.
-      for (let i = 0; i < 50; i++) {
-        const { rows } = await client.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
-        if (rows[0].n === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      // Dropping with force while a connection lingers kills it, and its client then throws an
+      // uncaught error.
+      await untilDisconnected(client, name);
       await client.query(`drop database if exists ${name} with (force)`);
       await client.end();
     },
   };
+}
+
+const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'storage', 'migrations');
+
+/** The migrations and every module of the project they import, hashed. */
+async function migrationsHash(): Promise<string> {
+  const hash = createHash('sha256');
+  const seen = new Set<string>();
+  const visit = async (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = await readFile(file, 'utf8');
+    hash.update(`${file.slice(migrationsDir.length)}\0${text}\0`);
+    for (const [, relative] of text.matchAll(/from '(\.{1,2}\/[^']+)'/g)) await visit(join(dirname(file), relative!));
+  };
+  for (const file of (await readdir(migrationsDir)).filter((f) => f.endsWith('.ts')).sort()) await visit(join(migrationsDir, file));
+  return hash.digest('hex').slice(0, 16);
+}
+
+let template: Promise<string> | undefined;
+
+/**
+ * A PostgreSQL database that the migrations brought up to date, to copy instead of migrating
+ * each test database (half a second each, on every test that needs one). It is named by the hash
+ * of the migrations' source, so an edited migration gets a new one, and marked a template only
+ * once complete. Test files run in parallel processes: an advisory lock lets one build it while
+ * the others wait.
+ */
+function migratedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const name = `daybook_tpl_${await migrationsHash()}`;
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    try {
+      await admin.query('select pg_advisory_lock(hashtext($1))', ['daybook test template']);
+      const { rows } = await admin.query('select datistemplate from pg_database where datname = $1', [name]);
+      if (rows[0]?.datistemplate !== true) {
+        // Left half built by a run that was stopped.
+        if (rows.length > 0) await admin.query(`drop database ${name} with (force)`);
+        await admin.query(`create database ${name}`);
+        const storage = openStorage(postgresUrl(name));
+        try {
+          await migrate(storage);
+        } finally {
+          await storage.close();
+        }
+        // A copy is refused while anyone is connected to its template.
+        await untilDisconnected(admin, name);
+        await admin.query(`alter database ${name} is_template true`);
+      }
+    } finally {
+      await admin.end();
+    }
+    return name;
+  })();
+  return template;
 }
 
 export interface TestApp {
