@@ -13,7 +13,7 @@ import { RECORD_TYPES, type RecordType, recordValidator, validateDocument } from
 import { demoRecords, writeDemoJson, writeDemoNdjson } from '../../src/demo/generate.ts';
 import type { DemoOptions } from '../../src/demo/workspace.ts';
 import { addDays, localDateOf, localTimeOf, offsetAt, weekdayOf } from '../../src/lib/time.ts';
-import { DEFAULT_NOW } from '../helper.ts';
+import { DEFAULT_NOW, FULL_SUITE_ONLY } from '../helper.ts';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 // The contract beside the repository, when the workspace has it.
@@ -249,7 +249,7 @@ function collectGarbage(): () => void {
   return runInNewContext('gc') as () => void;
 }
 
-test('the benchmark size (100 people × 365 days) streams as NDJSON in constant memory', async (t) => {
+test('the benchmark size (100 people × 365 days) streams as NDJSON in constant memory', { skip: FULL_SUITE_ONLY }, async (t) => {
   const gc = collectGarbage();
   const options: DemoOptions = { users: 100, days: 365, seed: '1', now: DEFAULT_NOW };
   let bytes = 0;
