@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import { type Socket, connect, createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe } from 'node:test';
 import pg from 'pg';
@@ -116,7 +116,8 @@ export async function createPostgresDatabase(prefix = 'daybook_t', template?: st
   };
 }
 
-const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'storage', 'migrations');
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+const migrationsDir = join(repoRoot, 'src', 'storage', 'migrations');
 
 /** The migrations and every module of the project they import, hashed. */
 async function migrationsHash(): Promise<string> {
@@ -126,8 +127,8 @@ async function migrationsHash(): Promise<string> {
     if (seen.has(file)) return;
     seen.add(file);
     const text = await readFile(file, 'utf8');
-    hash.update(`${file.slice(migrationsDir.length)}\0${text}\0`);
-    for (const [, relative] of text.matchAll(/from '(\.{1,2}\/[^']+)'/g)) await visit(join(dirname(file), relative!));
+    hash.update(`${relative(repoRoot, file)}\0${text}\0`);
+    for (const [, imported] of text.matchAll(/from '(\.{1,2}\/[^']+)'/g)) await visit(join(dirname(file), imported!));
   };
   for (const file of (await readdir(migrationsDir)).filter((f) => f.endsWith('.ts')).sort()) await visit(join(migrationsDir, file));
   return hash.digest('hex').slice(0, 16);
@@ -138,9 +139,9 @@ let template: Promise<string> | undefined;
 /**
  * A PostgreSQL database that the migrations brought up to date, to copy instead of migrating
  * each test database (half a second each, on every test that needs one). It is named by the hash
- * of the migrations' source, so an edited migration gets a new one, and marked a template only
- * once complete. Test files run in parallel processes: an advisory lock lets one build it while
- * the others wait.
+ * of the migrations' source, so an edited migration gets a new one, and is built under another
+ * name, renamed once complete. Test files run in parallel processes: an advisory lock lets one
+ * build it while the others wait.
  */
 function migratedTemplate(): Promise<string> {
   template ??= (async () => {
@@ -149,20 +150,21 @@ function migratedTemplate(): Promise<string> {
     await admin.connect();
     try {
       await admin.query('select pg_advisory_lock(hashtext($1))', ['daybook test template']);
-      const { rows } = await admin.query('select datistemplate from pg_database where datname = $1', [name]);
-      if (rows[0]?.datistemplate !== true) {
+      const { rows } = await admin.query('select 1 from pg_database where datname = $1', [name]);
+      if (rows.length === 0) {
+        const building = `${name}_building`;
         // Left half built by a run that was stopped.
-        if (rows.length > 0) await admin.query(`drop database ${name} with (force)`);
-        await admin.query(`create database ${name}`);
-        const storage = openStorage(postgresUrl(name));
+        await admin.query(`drop database if exists ${building} with (force)`);
+        await admin.query(`create database ${building}`);
+        const storage = openStorage(postgresUrl(building));
         try {
           await migrate(storage);
         } finally {
           await storage.close();
         }
-        // A copy is refused while anyone is connected to its template.
-        await untilDisconnected(admin, name);
-        await admin.query(`alter database ${name} is_template true`);
+        // Neither a rename nor a copy is allowed while anyone is connected.
+        await untilDisconnected(admin, building);
+        await admin.query(`alter database ${building} rename to ${name}`);
       }
     } finally {
       await admin.end();
