@@ -12,10 +12,16 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config): Promise<RunningServer> {
+/** `env` decides the first-start demo (src/first-run.ts); `log` prints its progress and banner. */
+export interface ServerIo {
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}
+
+export async function startServer(config: Config, { env = process.env, log: say = console.log }: ServerIo = {}): Promise<RunningServer> {
   const storage = openStorage(config.databaseUrl);
   await migrate(storage);
-  const firstRun = await seedDemoOnFirstRun(storage, { env: process.env, now: Date.now(), log: console.log });
+  const firstRun = await seedDemoOnFirstRun(storage, { env, now: Date.now(), log: say });
   // Redis going away and coming back is told in the server's log, as JSON lines like the rest.
   let log: FastifyBaseLogger | null = null;
   const rateLimiter = createRateLimiter(config.redisUrl, (usingRedis, reason) => {
@@ -36,7 +42,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   app.log.info({ database: storage.describe, redis: Boolean(config.redisUrl) }, `Daybook listening on ${url}`);
-  if (firstRun) console.log(firstRunBanner(url, firstRun));
+  if (firstRun) say(firstRunBanner(url, firstRun));
   const summaries = startSummaryScheduler({
     storage,
     intervalSeconds: config.summaryIntervalSeconds,
@@ -61,17 +67,17 @@ export async function startServer(config: Config): Promise<RunningServer> {
   return { url, close };
 }
 
-export function closeOnSignals(server: RunningServer, log: (message: string) => void = console.error): void {
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      log(`daybook: ${signal} received, finishing in-flight requests`);
-      server.close().then(
-        () => process.exit(0),
-        (err) => {
-          log(`daybook: shutdown failed: ${(err as Error).message}`);
-          process.exit(1);
-        },
-      );
-    });
-  }
+/**
+ * Resolves once SIGTERM or SIGINT has arrived and the server has answered the requests in
+ * flight and closed; rejects when closing fails. The caller decides how the process ends.
+ */
+export function closeOnSignals(server: RunningServer, log: (message: string) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.once(signal, () => {
+        log(`daybook: ${signal} received, finishing in-flight requests`);
+        server.close().then(resolve, (err) => reject(new Error(`shutdown failed: ${(err as Error).message}`)));
+      });
+    }
+  });
 }

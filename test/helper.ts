@@ -2,11 +2,11 @@
  * Test support: a Daybook app on a fresh database of either dialect, provisioned from a
  * dataset file, driven through real HTTP with app.inject().
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { type Socket, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe } from 'node:test';
 import type { KyselyPlugin } from 'kysely';
@@ -34,6 +34,12 @@ export const DIALECTS: Dialect[] = (process.env.DAYBOOK_TEST_DIALECTS ?? 'sqlite
   .split(',')
   .filter((d): d is Dialect => d === 'sqlite' || d === 'postgres');
 
+/**
+ * `npm run test:fast` (scripts/test.sh --fast) is the edit loop: a test that only measures scale
+ * (tens of seconds of one core) passes this as its `skip` there, and runs in `npm test`.
+ */
+export const FULL_SUITE_ONLY: string | false = process.env.DAYBOOK_TEST_TIER === 'fast' ? 'a scale test: npm test runs it' : false;
+
 export const PG_ADMIN_URL = process.env.DAYBOOK_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.DAYBOOK_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -49,7 +55,10 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A new, migrated, empty database of the dialect (a throwaway PostgreSQL database per call). */
+/**
+ * A new, migrated, empty database of the dialect (a throwaway PostgreSQL database per call,
+ * copied from the migrated template: see migratedTemplate).
+ */
 export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
   if (dialect === 'sqlite') {
     const url = 'sqlite::memory:';
@@ -57,8 +66,9 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
     await migrate(storage);
     return { url, storage, drop: () => storage.close() };
   }
-  const database = await createPostgresDatabase();
+  const database = await createPostgresDatabase('daybook_t', await migratedTemplate());
   const storage = openStorage(database.url);
+  // Nothing left to apply; were the template behind, this would still bring the copy up to date.
   await migrate(storage);
   return {
     url: database.url,
@@ -90,31 +100,101 @@ export async function createSharedTestDatabase(dialect: Dialect): Promise<TestDa
   };
 }
 
-/** A new, empty, unmigrated PostgreSQL database, and how to drop it. */
-export async function createPostgresDatabase(prefix = 'daybook_t'): Promise<{ url: string; drop(): Promise<void> }> {
+function postgresUrl(database: string): string {
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/**
+ * Waits until the server has no connection to the database left: pg's pool.end() resolves
+ * before the server has seen its connections go.
+ */
+async function untilDisconnected(admin: pg.Client, database: string): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    const { rows } = await admin.query('select count(*)::int as n from pg_stat_activity where datname = $1', [database]);
+    if (rows[0].n === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A new, empty PostgreSQL database (unmigrated unless copied from `template`), and how to drop it. */
+export async function createPostgresDatabase(prefix = 'daybook_t', template?: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
   await admin.end();
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
   return {
-    url: url.toString(),
+    url: postgresUrl(name),
     drop: async () => {
       const client = new pg.Client({ connectionString: PG_ADMIN_URL });
       await client.connect();
-      // pg's pool.end() resolves before the server has seen its connections go; dropping with
-      // force while one lingers kills it, and its client then throws an uncaught error.
-      for (let i = 0; i < 50; i++) {
-        const { rows } = await client.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
-        if (rows[0].n === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      // Dropping with force while a connection lingers kills it, and its client then throws an
+      // uncaught error.
+      await untilDisconnected(client, name);
       await client.query(`drop database if exists ${name} with (force)`);
       await client.end();
     },
   };
+}
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+const migrationsDir = join(repoRoot, 'src', 'storage', 'migrations');
+
+/** The migrations and every module of the project they import, hashed. */
+async function migrationsHash(): Promise<string> {
+  const hash = createHash('sha256');
+  const seen = new Set<string>();
+  const visit = async (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = await readFile(file, 'utf8');
+    hash.update(`${relative(repoRoot, file)}\0${text}\0`);
+    for (const [, imported] of text.matchAll(/from '(\.{1,2}\/[^']+)'/g)) await visit(join(dirname(file), imported!));
+  };
+  for (const file of (await readdir(migrationsDir)).filter((f) => f.endsWith('.ts')).sort()) await visit(join(migrationsDir, file));
+  return hash.digest('hex').slice(0, 16);
+}
+
+let template: Promise<string> | undefined;
+
+/**
+ * A PostgreSQL database that the migrations brought up to date, to copy instead of migrating
+ * each test database (half a second each, on every test that needs one). It is named by the hash
+ * of the migrations' source, so an edited migration gets a new one, and is built under another
+ * name, renamed once complete. Test files run in parallel processes: an advisory lock lets one
+ * build it while the others wait.
+ */
+function migratedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const name = `daybook_tpl_${await migrationsHash()}`;
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    try {
+      await admin.query('select pg_advisory_lock(hashtext($1))', ['daybook test template']);
+      const { rows } = await admin.query('select 1 from pg_database where datname = $1', [name]);
+      if (rows.length === 0) {
+        const building = `${name}_building`;
+        // Left half built by a run that was stopped.
+        await admin.query(`drop database if exists ${building} with (force)`);
+        await admin.query(`create database ${building}`);
+        const storage = openStorage(postgresUrl(building));
+        try {
+          await migrate(storage);
+        } finally {
+          await storage.close();
+        }
+        // Neither a rename nor a copy is allowed while anyone is connected.
+        await untilDisconnected(admin, building);
+        await admin.query(`alter database ${building} rename to ${name}`);
+      }
+    } finally {
+      await admin.end();
+    }
+    return name;
+  })();
+  return template;
 }
 
 export interface TestApp {

@@ -9,7 +9,7 @@ import {
   revokeApiKey, setMemberStatus, updateUser, upsertMember,
 } from '../storage/accounts.ts';
 import { writeRecords } from '../storage/writes.ts';
-import { UsageError, parseChoice, withStorage } from './context.ts';
+import { type CommandIo, UsageError, parseChoice } from './context.ts';
 
 const PLANS = ['free', 'core', 'pro'] as const;
 const WEEK_STARTS = ['monday', 'sunday'] as const;
@@ -85,7 +85,7 @@ function uniqueViolation(err: unknown): never {
   throw err;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, { out, err, withStorage }: CommandIo): void {
   const users = program.command('users').description('manage users');
   users
     .command('create')
@@ -118,7 +118,7 @@ export function register(program: Command): void {
         created_at: user.createdAt,
       }), USER_OPTIONS);
       await withStorage((s) => insertUser(s.db, user).catch(uniqueViolation));
-      console.log(user.id);
+      out(user.id);
     });
 
   users
@@ -126,7 +126,7 @@ export function register(program: Command): void {
     .description('list users as tab-separated id, email, name, plan, timezone')
     .action(async () => {
       for (const u of await withStorage((s) => listUsers(s.db))) {
-        console.log([u.id, u.email, u.name ?? u.display_name ?? '', u.plan, u.timezone].join('\t'));
+        out([u.id, u.email, u.name ?? u.display_name ?? '', u.plan, u.timezone].join('\t'));
       }
     });
 
@@ -165,7 +165,7 @@ export function register(program: Command): void {
         checkRecord('user', userRecord({ ...before, ...changes }), given, { what: `the stored user "${id}"`, options: USER_OPTIONS_UPDATE });
         await writeRecords(s, {}, (session) => updateUser(session, id, changes).catch(uniqueViolation));
       });
-      console.log(`updated ${id}`);
+      out(`updated ${id}`);
     });
 
   const teams = program.command('teams').description('manage teams and memberships');
@@ -178,7 +178,7 @@ export function register(program: Command): void {
       const id = o.id ?? newId('t');
       checkRecord('team', { id, name: o.name, members: [] }, TEAM_OPTIONS);
       await withStorage((s) => insertTeam(s.db, id, o.name).catch(uniqueViolation));
-      console.log(id);
+      out(id);
     });
 
   teams
@@ -199,7 +199,7 @@ export function register(program: Command): void {
           status: parseChoice('--status', o.status, ['active', 'inactive'] as const),
         });
       });
-      console.log(`${o.user} is a member of ${o.team}`);
+      out(`${o.user} is a member of ${o.team}`);
     });
 
   teams
@@ -212,7 +212,7 @@ export function register(program: Command): void {
       const status = parseChoice('--status', o.status, ['active', 'inactive'] as const);
       const found = await withStorage((s) => setMemberStatus(s.db, o.team, o.user, status));
       if (!found) throw new UsageError(`${o.user} is not a member of ${o.team}`);
-      console.log(`${o.user} is ${status} in ${o.team}`);
+      out(`${o.user} is ${status} in ${o.team}`);
     });
 
   const keys = program.command('keys').description('manage API keys');
@@ -240,8 +240,8 @@ export function register(program: Command): void {
         if (!(await findUser(s.db, o.user))) throw new UsageError(`no user with id "${o.user}"`);
         await insertApiKey(s.db, { id, userId: o.user, name: o.name, keyHash, scopes, createdAt: Date.now() });
       });
-      console.error(`created key ${id} for ${o.user} (${scopes.join(' ')}); it is shown only this once:`);
-      console.log(key);
+      err(`created key ${id} for ${o.user} (${scopes.join(' ')}); it is shown only this once:`);
+      out(key);
     });
 
   keys
@@ -251,7 +251,7 @@ export function register(program: Command): void {
     .action(async (o) => {
       for (const k of await withStorage((s) => listApiKeys(s.db, o.user))) {
         const lastUsed = k.last_used_at === null ? 'never used' : new Date(k.last_used_at).toISOString();
-        console.log([k.id, k.user_id, k.name, k.scopes, k.revoked ? 'revoked' : 'active', lastUsed].join('\t'));
+        out([k.id, k.user_id, k.name, k.scopes, k.revoked ? 'revoked' : 'active', lastUsed].join('\t'));
       }
     });
 
@@ -261,6 +261,6 @@ export function register(program: Command): void {
     .argument('<id>', 'key id (from keys list)')
     .action(async (id: string) => {
       if (!(await withStorage((s) => revokeApiKey(s.db, id)))) throw new UsageError(`no key with id "${id}"`);
-      console.log(`revoked ${id}`);
+      out(`revoked ${id}`);
     });
 }

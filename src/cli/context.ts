@@ -1,19 +1,53 @@
-/** What every command needs: the configuration and an open, migrated database. */
+/**
+ * What every command needs: where to write, the environment it runs in, and an open, migrated
+ * database. A command writes only through these, so that `runCli` (./run.ts) can run it on any
+ * streams, in a test as in the `daybook` process.
+ */
+import type { Writable } from 'node:stream';
 import { loadConfig } from '../config.ts';
 import { migrate, openStorage, type Storage } from '../storage/database.ts';
 
 /** A mistake in how a command was called: printed without a stack, exit code 2. */
 export class UsageError extends Error {}
 
-export async function withStorage<T>(fn: (storage: Storage) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const storage = openStorage(config.databaseUrl);
-  try {
-    await migrate(storage);
-    return await fn(storage);
-  } finally {
-    await storage.close();
-  }
+/** Standard output or error: a terminal says so (progress bars, help width), anything else does not. */
+export interface OutputStream extends Writable {
+  isTTY?: boolean;
+  columns?: number;
+}
+
+/** Where a run of the command line writes and which environment it reads its settings from. */
+export interface CliIo {
+  stdout: OutputStream;
+  stderr: OutputStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** What a command module's `register` is given, bound to one run. */
+export interface CommandIo extends CliIo {
+  /** Writes a line to standard output. */
+  out(line: string): void;
+  /** Writes a line to standard error. */
+  err(line: string): void;
+  withStorage<T>(fn: (storage: Storage) => Promise<T>): Promise<T>;
+}
+
+export function commandIo(io: CliIo): CommandIo {
+  return {
+    ...io,
+    out: (line) => io.stdout.write(`${line}\n`),
+    err: (line) => io.stderr.write(`${line}\n`),
+    withStorage: async (fn) => {
+      const config = loadConfig(io.env);
+      const storage = openStorage(config.databaseUrl);
+      try {
+        await migrate(storage);
+        return await fn(storage);
+      } finally {
+        await storage.close();
+      }
+    },
+  };
 }
 
 export function parseChoice<T extends string>(name: string, value: string, choices: readonly T[]): T {

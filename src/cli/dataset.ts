@@ -6,10 +6,10 @@ import type { Command } from 'commander';
 import { exportDataset } from '../dataset/export.ts';
 import { ImportError, importDataset } from '../dataset/import.ts';
 import { isNdjson } from '../dataset/read.ts';
-import { UsageError, withStorage } from './context.ts';
+import { type CommandIo, UsageError } from './context.ts';
 import { collectGarbageEvery } from '../lib/heap.ts';
 
-export function register(program: Command): void {
+export function register(program: Command, { stdout, stderr, out, err, withStorage }: CommandIo): void {
   program
     .command('import')
     .argument('<file>', 'dataset file: NDJSON when it ends in .ndjson or .jsonl, else a JSON document')
@@ -18,8 +18,8 @@ export function register(program: Command): void {
       const found = await stat(file).catch(() => null);
       if (!found) throw new UsageError(`cannot read ${file}`);
       if (!found.isFile()) throw new UsageError(`cannot read ${file}: not a file`);
-      const bar = process.stderr.isTTY
-        ? new SingleBar({ format: 'importing {value} records | {rate} records/s | {duration}s', stream: process.stderr })
+      const bar = stderr.isTTY
+        ? new SingleBar({ format: 'importing {value} records | {rate} records/s | {duration}s', stream: stderr })
         : null;
       const started = Date.now();
       const collect = collectGarbageEvery();
@@ -39,15 +39,12 @@ export function register(program: Command): void {
         const total = Object.values(counts).reduce((a, b) => a + b, 0);
         const seconds = (Date.now() - started) / 1000;
         const detail = Object.entries(counts).filter(([, n]) => n > 0).map(([t, n]) => `${t}: ${n}`).join(', ');
-        console.log(`imported ${total} records in ${seconds.toFixed(1)} s (${detail || 'nothing'})`);
-      } catch (err) {
+        out(`imported ${total} records in ${seconds.toFixed(1)} s (${detail || 'nothing'})`);
+      } catch (error) {
         bar?.stop();
-        if (err instanceof ImportError) {
-          console.error(`daybook: import failed, nothing was changed: ${err.message}`);
-          process.exitCode = 1;
-          return;
-        }
-        throw err;
+        // Exit status 1, not a usage error: the file is at fault, not how the command was called.
+        if (error instanceof ImportError) throw new Error(`import failed, nothing was changed: ${error.message}`, { cause: error });
+        throw error;
       }
     });
 
@@ -60,12 +57,12 @@ export function register(program: Command): void {
       const format = options.format ?? (options.out !== undefined && isNdjson(options.out) ? 'ndjson' : 'json');
       if (format !== 'json' && format !== 'ndjson') throw new UsageError(`--format must be json or ndjson`);
       await withStorage(async (storage) => {
-        const out = options.out ? createWriteStream(options.out) : process.stdout;
-        const count = await exportDataset(storage, out, format);
+        const target = options.out ? createWriteStream(options.out) : stdout;
+        const count = await exportDataset(storage, target, format);
         if (options.out) {
-          out.end();
-          await finished(out);
-          console.error(`exported ${count} records to ${options.out}`);
+          target.end();
+          await finished(target);
+          err(`exported ${count} records to ${options.out}`);
         }
       });
     });

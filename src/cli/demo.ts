@@ -8,7 +8,7 @@ import { type DemoCounts, writeDemoJson, writeDemoNdjson } from '../demo/generat
 import { isNdjson } from '../dataset/read.ts';
 import { importDemo } from '../demo/import-demo.ts';
 import { type DemoKey, type DemoOptions, buildWorkspace } from '../demo/workspace.ts';
-import { UsageError, withStorage } from './context.ts';
+import { type CommandIo, UsageError } from './context.ts';
 import { collectGarbageEvery } from '../lib/heap.ts';
 
 function wholeNumber(name: string, value: string, max: number): number {
@@ -34,7 +34,7 @@ function describeKeys(keys: DemoKey[]): string[] {
   return keys.map((k) => `  ${k.key}  ${k.userName} — ${k.name}${k.revoked ? ' (revoked)' : ''}`);
 }
 
-export function register(program: Command): void {
+export function register(program: Command, { stdout, stderr, out, err, withStorage }: CommandIo): void {
   program
     .command('demo')
     .description('generate a realistic demo workspace; imports it unless --out is given (same seed, same data; new random keys each time)')
@@ -55,9 +55,9 @@ export function register(program: Command): void {
       };
       const keysAre = o.keysFromSeed ? 'derived from the seed: for trying things out, never on a shared server' : 'random';
       // With the dataset on standard output, everything else goes to standard error.
-      const say = o.out === '-' ? console.error : console.log;
-      const bar = process.stderr.isTTY
-        ? new SingleBar({ format: '{stage} {value} records | {duration}s', stream: process.stderr })
+      const say = o.out === '-' ? err : out;
+      const bar = stderr.isTTY
+        ? new SingleBar({ format: '{stage} {value} records | {duration}s', stream: stderr })
         : null;
       bar?.start(0, 0, { stage: 'generating' });
       const collect = collectGarbageEvery();
@@ -69,13 +69,13 @@ export function register(program: Command): void {
 
       if (o.out !== undefined) {
         const ndjson = o.out === '-' || isNdjson(o.out);
-        const out: Writable = o.out === '-' ? process.stdout : createWriteStream(o.out);
+        const target: Writable = o.out === '-' ? stdout : createWriteStream(o.out);
         const counts = ndjson
-          ? await writeDemoNdjson(options, out, (n) => progress('generating', n))
-          : await writeDemoJson(options, out);
-        if (out !== process.stdout) {
-          out.end();
-          await finished(out);
+          ? await writeDemoNdjson(options, target, (n) => progress('generating', n))
+          : await writeDemoJson(options, target);
+        if (target !== stdout) {
+          target.end();
+          await finished(target);
         }
         bar?.stop();
         say(`wrote the demo workspace to ${o.out === '-' ? 'standard output' : o.out} (${describeCounts(counts)})`);

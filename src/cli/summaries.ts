@@ -3,11 +3,11 @@ import type { Command } from 'commander';
 import { isValidLocalDate } from '../lib/time.ts';
 import { generateSummaries } from '../services/summaries/generate.ts';
 import { findUser } from '../storage/accounts.ts';
-import { UsageError, withStorage } from './context.ts';
+import { type CommandIo, UsageError } from './context.ts';
 
 const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-export function register(program: Command): void {
+export function register(program: Command, { stderr, out, withStorage }: CommandIo): void {
   const summaries = program.command('summaries').description('day, week, month, quarter and year summaries');
 
   summaries
@@ -22,8 +22,8 @@ export function register(program: Command): void {
       await withStorage(async (storage) => {
         const user = options.user === undefined ? undefined : await findUser(storage.db, options.user);
         if (options.user !== undefined && !user) throw new UsageError(`no user with id "${options.user}"`);
-        const bar = process.stderr.isTTY
-          ? new SingleBar({ format: 'summaries |{bar}| {value}/{total} users | {built} built | {duration}s', stream: process.stderr })
+        const bar = stderr.isTTY
+          ? new SingleBar({ format: 'summaries |{bar}| {value}/{total} users | {built} built | {duration}s', stream: stderr })
           : null;
         const started = Date.now();
         bar?.start(0, 0, { built: 0 });
@@ -39,7 +39,7 @@ export function register(program: Command): void {
           });
           bar?.stop();
           const seconds = ((Date.now() - started) / 1000).toFixed(1);
-          console.log(
+          out(
             `built ${count(stats.built, 'summary', 'summaries')} for ${count(stats.users, 'user', 'users')} in ${seconds} s ` +
               `(${stats.current} already current, ${stats.removed} removed, ${stats.claimedElsewhere} built by another process)`,
           );

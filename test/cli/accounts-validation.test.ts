@@ -1,7 +1,7 @@
 /**
  * The account commands (users, teams, keys) accept only what the dataset schema accepts, so that
- * `daybook export` of what they wrote always imports again; run as a user runs them (bin/daybook),
- * against both databases.
+ * `daybook export` of what they wrote always imports again; run through runCli in this process
+ * (what bin/daybook runs; test/cli/cli.test.ts runs the program itself), against both databases.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,7 +11,6 @@ import { after, before, test } from 'node:test';
 import { openStorage } from '../../src/storage/database.ts';
 import { forEachDialect } from '../helper.ts';
 import { daybook, emptyDatabase } from './daybook-cli.ts';
-
 
 /** Every row the account commands write, to see that a refused command changed nothing. */
 async function accountRows(url: string): Promise<unknown> {

@@ -1,16 +1,19 @@
-/** The `daybook` command line, run as a user runs it (bin/daybook), against both databases. */
+/**
+ * The `daybook` command line against both databases: run in this process (runCli, what
+ * bin/daybook runs), and as the program itself where a process is the point: its exit status,
+ * an import and export through it, a reader closing its output, a second process writing.
+ */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { after, before, test } from 'node:test';
 import { migrate, openStorage } from '../../src/storage/database.ts';
 import { exportText } from '../dataset/dataset-files.ts';
 import { EXAMPLE, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
-import { daybook, emptyDatabase, repoRoot } from './daybook-cli.ts';
-
+import { daybook, daybookProcess, emptyDatabase, repoRoot } from './daybook-cli.ts';
 
 /** The app serving the database the CLI wrote to. */
 async function appOn(url: string): Promise<TestApp> {
@@ -24,6 +27,21 @@ async function appOn(url: string): Promise<TestApp> {
     },
   };
 }
+
+/** A folder, named as a user in the working directory would name it. */
+const testFolder = relative(process.cwd(), join(repoRoot, 'test'));
+
+test('the program itself (bin/daybook): --help exits 0 listing the commands; a usage error exits 2', async () => {
+  const help = await daybookProcess('sqlite::memory:', '--help');
+  assert.equal(help.code, 0, help.stderr);
+  assert.match(help.stdout, /^Usage: daybook \[options\] \[command\]\n/);
+  for (const command of ['serve', 'migrate', 'import', 'export', 'demo', 'users', 'teams', 'keys', 'summaries']) {
+    assert.match(help.stdout, new RegExp(`^ {2}${command}\\b`, 'm'), command);
+  }
+  const wrong = await daybookProcess('sqlite::memory:', 'users', 'create', '--email', 'x@example.com', '--timezone', 'Mars/Olympus');
+  assert.deepEqual([wrong.code, wrong.stdout], [2, '']);
+  assert.equal(wrong.stderr, 'daybook: --timezone must be an IANA timezone such as Europe/Berlin (got "Mars/Olympus")\n');
+});
 
 forEachDialect('daybook CLI', (dialect) => {
   let dir: string;
@@ -151,7 +169,7 @@ forEachDialect('daybook CLI', (dialect) => {
     ['an unknown key to revoke', ['keys', 'revoke', 'key_nope'], /no key with id "key_nope"/],
     ['an unknown command', ['userz', 'list'], /unknown command 'userz'/],
     ['a file that does not exist', ['import', 'no-such-file.json'], /cannot read no-such-file.json/],
-    ['a folder given as the file', ['import', 'test'], /cannot read test: not a file/],
+    ['a folder given as the file', ['import', testFolder], new RegExp(`cannot read ${testFolder}: not a file`)],
   ];
   for (const [what, args, message] of usageErrors) {
     test(`${what} is a usage error: non-zero exit and a clear message`, async () => {
@@ -197,6 +215,25 @@ forEachDialect('daybook CLI', (dialect) => {
         assert.equal((await daybook(copy.url, 'export')).stdout, toStdout.stdout);
       } finally {
         await copy.drop();
+      }
+    } finally {
+      await target.drop();
+    }
+  });
+
+  test('the program itself (bin/daybook): import a file, then export prints the database and exits 0', async () => {
+    const target = await emptyDatabase(dialect, dir, 'cli');
+    try {
+      const imported = await daybookProcess(target.url, 'import', EXAMPLE);
+      assert.equal(imported.code, 0, imported.stderr);
+      assert.match(imported.stdout, /^imported 134 records in [\d.]+ s \(user: 4, /);
+      const exported = await daybookProcess(target.url, 'export');
+      assert.equal(exported.code, 0, exported.stderr);
+      const storage = openStorage(target.url);
+      try {
+        assert.equal(exported.stdout, await exportText(storage, 'json'));
+      } finally {
+        await storage.close();
       }
     } finally {
       await target.drop();
@@ -261,7 +298,8 @@ test('SQLite: an import succeeds while a server process writes to the same file'
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();
-    const run = await daybook(url, 'import', file);
+    // A process of its own, as the server is one.
+    const run = await daybookProcess(url, 'import', file);
     writing = false;
     await writer;
     assert.equal(run.code, 0, run.stderr);

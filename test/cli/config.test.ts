@@ -1,18 +1,15 @@
 /**
  * docs/configuration.md: a value that cannot be used stops the command with a message naming
- * the variable. Checked on loadConfig and through the real command line.
+ * the variable. Checked on loadConfig and through the command line (runCli, what bin/daybook runs).
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { promisify } from 'node:util';
 import { demoSetting, loadConfig } from '../../src/config.ts';
+import { runDaybook } from './daybook-cli.ts';
 
-const run = promisify(execFile);
-const daybook = join(import.meta.dirname, '..', '..', 'bin', 'daybook');
 const dir = mkdtempSync(join(tmpdir(), 'daybook-config-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -77,13 +74,8 @@ for (const [env, message] of BAD) {
 test('the command line stops with the message and status 1', async () => {
   const url = `sqlite:${join(dir, 'config.db')}`;
   for (const [env, message] of BAD.slice(0, 5)) {
-    await assert.rejects(
-      run(daybook, ['users', 'list'], { env: { ...process.env, ...env, DAYBOOK_DATABASE_URL: url } }),
-      (err: { code: number; stderr: string }) => {
-        assert.equal(err.code, 1);
-        assert.equal(err.stderr.trim(), `daybook: ${message}`);
-        return true;
-      },
-    );
+    const run = await runDaybook(['users', 'list'], { ...env, DAYBOOK_DATABASE_URL: url });
+    assert.equal(run.code, 1);
+    assert.equal(run.stderr.trim(), `daybook: ${message}`);
   }
 });

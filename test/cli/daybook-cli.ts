@@ -1,8 +1,14 @@
-/** Running `bin/daybook` as users do, for the command-line tests. */
+/**
+ * Running the `daybook` command line for the tests: in this process through `runCli`, the same
+ * code bin/daybook runs, with its output and exit status captured; or as the real program,
+ * which a few tests do to show that the binary itself works.
+ */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { runCli } from '../../src/cli/run.ts';
 import type { Dialect } from '../../src/storage/database.ts';
 import { createPostgresDatabase } from '../helper.ts';
 
@@ -14,8 +20,35 @@ export interface Run {
   stderr: string;
 }
 
-/** Runs `bin/daybook args…` with the database at `url`; never throws on a non-zero exit. */
+/** Everything written to it, as text once the run is over (a character may span two writes). */
+class Captured extends Writable {
+  private readonly chunks: Buffer[] = [];
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
+    this.chunks.push(chunk);
+    done();
+  }
+
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+/** Runs `daybook args…` in this process with `env` added to this process's environment. */
+export async function runDaybook(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const stdout = new Captured();
+  const stderr = new Captured();
+  const code = await runCli(args, { stdout, stderr, env: { ...process.env, ...env } });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** Runs `daybook args…` in this process with the database at `url`. */
 export function daybook(url: string, ...args: string[]): Promise<Run> {
+  return runDaybook(args, { DAYBOOK_DATABASE_URL: url, LOG_LEVEL: 'silent' });
+}
+
+/** Runs `bin/daybook args…` as a process with the database at `url`; never throws on a non-zero exit. */
+export function daybookProcess(url: string, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       'bash',

@@ -1,20 +1,19 @@
-/** `daybook demo`: the command line around the generator. */
+/** `daybook demo`: the command line around the generator, run through runCli (what bin/daybook runs). */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { type Run, runDaybook } from '../cli/daybook-cli.ts';
 import { DIALECTS, createTestDatabase, forEachDialect, type TestDatabase } from '../helper.ts';
 
-const run = promisify(execFile);
-const daybook = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'daybook');
 const NOW = '2026-11-22T12:00:00Z';
 
-function cli(args: string[], env: Record<string, string> = {}) {
-  return run('bash', [daybook, ...args], { env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
+/** A run that must succeed. */
+async function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const run = await runDaybook(args, env);
+  assert.equal(run.code, 0, run.stderr);
+  return run;
 }
 
 let dir: string;
@@ -71,12 +70,12 @@ test('--out with a .json name writes a JSON document; "-" streams NDJSON to stan
 });
 
 test('bad numbers are a usage error (exit 2)', async () => {
-  await assert.rejects(cli(['demo', '--users', '0', '--out', join(dir, 'x.ndjson')]), (err: { code: number; stderr: string }) => {
-    assert.equal(err.code, 2);
-    assert.match(err.stderr, /--users must be a whole number from 1 to 1000/);
-    return true;
-  });
-  await assert.rejects(cli(['demo', '--now', 'yesterday', '--out', join(dir, 'x.ndjson')]), /--now must be an ISO 8601 instant/);
+  const users = await runDaybook(['demo', '--users', '0', '--out', join(dir, 'x.ndjson')]);
+  assert.equal(users.code, 2);
+  assert.match(users.stderr, /--users must be a whole number from 1 to 1000/);
+  const now = await runDaybook(['demo', '--now', 'yesterday', '--out', join(dir, 'x.ndjson')]);
+  assert.equal(now.code, 2);
+  assert.match(now.stderr, /--now must be an ISO 8601 instant/);
 });
 
 forEachDialect('daybook demo without --out', (dialect) => {

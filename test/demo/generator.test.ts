@@ -8,7 +8,7 @@ import { RECORD_TYPES, type RecordType, recordValidator, validateDocument } from
 import { demoRecords, writeDemoJson, writeDemoNdjson } from '../../src/demo/generate.ts';
 import type { DemoOptions } from '../../src/demo/workspace.ts';
 import { addDays, localDateOf, localTimeOf, offsetAt, weekdayOf } from '../../src/lib/time.ts';
-import { DEFAULT_NOW } from '../helper.ts';
+import { DEFAULT_NOW, FULL_SUITE_ONLY } from '../helper.ts';
 
 const OPTIONS: DemoOptions = { users: 8, days: 28, seed: '7', now: DEFAULT_NOW };
 
@@ -230,7 +230,7 @@ function collectGarbage(): () => void {
   return runInNewContext('gc') as () => void;
 }
 
-test('the benchmark size (100 people × 365 days) streams as NDJSON in constant memory', async (t) => {
+test('the benchmark size (100 people × 365 days) streams as NDJSON in constant memory', { skip: FULL_SUITE_ONLY }, async (t) => {
   const gc = collectGarbage();
   const options: DemoOptions = { users: 100, days: 365, seed: '1', now: DEFAULT_NOW };
   let bytes = 0;

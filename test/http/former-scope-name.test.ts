@@ -9,12 +9,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { Command } from 'commander';
-import { register } from '../../src/cli/accounts.ts';
 import { importDataset } from '../../src/dataset/import.ts';
 import { hashApiKey } from '../../src/services/api-keys.ts';
 import { type Dialect, migrate, openStorage } from '../../src/storage/database.ts';
 import { SUMMARIES_FIXTURE, ZOE, generate } from '../summaries/support.ts';
+import { daybook as daybookCli } from '../cli/daybook-cli.ts';
 import { type TestApp, type TestDatabase, call, createTestApp, createTestDatabase, forEachDialect } from '../helper.ts';
 
 /** Thursday 2026-11-19, 12:00 in Los Angeles (u_zoe's timezone): Nov 18 has its summary. */
@@ -29,25 +28,11 @@ async function sharedDatabase(dialect: Dialect, dir: string): Promise<TestDataba
   return { url, storage, drop: () => storage.close() };
 }
 
-/** Runs `daybook <args>` in this process against `url`; returns what it printed on standard output. */
+/** Runs `daybook <args>` in this process against `url`; returns its standard output, or throws its error output. */
 async function daybook(url: string, ...args: string[]): Promise<string> {
-  const program = new Command('daybook').exitOverride();
-  register(program);
-  const printed: string[] = [];
-  const { log, error } = console;
-  const previousUrl = process.env.DAYBOOK_DATABASE_URL;
-  process.env.DAYBOOK_DATABASE_URL = url;
-  console.log = (...parts: unknown[]) => printed.push(parts.join(' '));
-  console.error = () => {};
-  try {
-    await program.parseAsync(args, { from: 'user' });
-  } finally {
-    console.log = log;
-    console.error = error;
-    if (previousUrl === undefined) delete process.env.DAYBOOK_DATABASE_URL;
-    else process.env.DAYBOOK_DATABASE_URL = previousUrl;
-  }
-  return printed.join('\n');
+  const run = await daybookCli(url, ...args);
+  if (run.code !== 0) throw new Error(run.stderr);
+  return run.stdout.trimEnd();
 }
 
 const storedScopes = async (t: TestApp, id: string) =>

@@ -1,23 +1,19 @@
 /** Generation on a schedule inside `daybook serve`, and on demand from the command line. */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { loadConfig } from '../../src/config.ts';
 import { importDataset } from '../../src/dataset/import.ts';
 import { startServer } from '../../src/server.ts';
 import { type GenerateStats, generateSummaries } from '../../src/services/summaries/generate.ts';
 import { startSummaryScheduler } from '../../src/services/summaries/scheduler.ts';
 import { migrate, openStorage } from '../../src/storage/database.ts';
+import { runDaybook } from '../cli/daybook-cli.ts';
 import { type TestApp, createTestApp, forEachDialect } from '../helper.ts';
 import { AFTER_2026, SUMMARIES_FIXTURE, ZOE } from './support.ts';
 
-const run = promisify(execFile);
-const cli = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'cli.ts');
 /** In the past of the machine's clock, which `serve` and the command line run on. */
 const importedAt = () => Date.parse('2026-11-01T00:00:00Z');
 
@@ -87,25 +83,23 @@ describe('daybook serve and daybook summaries generate', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   test('the command line rejects a bad --until or an unknown --user', async () => {
-    const env = { ...process.env, DAYBOOK_DATABASE_URL: databaseUrl };
-    await assert.rejects(run(process.execPath, [cli, 'summaries', 'generate', '--until', '2026-13-01'], { env }), (err: { code: number; stderr: string }) => {
-      assert.equal(err.code, 2);
-      assert.match(err.stderr, /--until must be a date in the form YYYY-MM-DD \(got "2026-13-01"\)/);
-      return true;
-    });
-    await assert.rejects(run(process.execPath, [cli, 'summaries', 'generate', '--user', 'u_nobody'], { env }), (err: { code: number; stderr: string }) => {
-      assert.equal(err.code, 2);
-      assert.match(err.stderr, /no user with id "u_nobody"/);
-      return true;
-    });
+    const env = { DAYBOOK_DATABASE_URL: databaseUrl };
+    const until = await runDaybook(['summaries', 'generate', '--until', '2026-13-01'], env);
+    assert.equal(until.code, 2);
+    assert.match(until.stderr, /--until must be a date in the form YYYY-MM-DD \(got "2026-13-01"\)/);
+    const user = await runDaybook(['summaries', 'generate', '--user', 'u_nobody'], env);
+    assert.equal(user.code, 2);
+    assert.match(user.stderr, /no user with id "u_nobody"/);
   });
 
   test('the command line builds what is due, and a second run nothing', async () => {
-    const env = { ...process.env, DAYBOOK_DATABASE_URL: databaseUrl };
-    const args = [cli, 'summaries', 'generate', '--user', 'u_zoe', '--until', '2026-10-31'];
-    const first = await run(process.execPath, args, { env });
+    const env = { DAYBOOK_DATABASE_URL: databaseUrl };
+    const args = ['summaries', 'generate', '--user', 'u_zoe', '--until', '2026-10-31'];
+    const first = await runDaybook(args, env);
+    assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /^built 12 summaries for 1 user in [\d.]+ s \(0 already current, 0 removed, 0 built by another process\)$/m);
-    const second = await run(process.execPath, args, { env });
+    const second = await runDaybook(args, env);
+    assert.equal(second.code, 0, second.stderr);
     assert.match(second.stdout, /^built 0 summaries for 1 user in [\d.]+ s \(12 already current, 0 removed, 0 built by another process\)$/m);
   });
 
