@@ -50,7 +50,7 @@ export function register(program: Command, { stdout, stderr, out, err, withStora
         days: wholeNumber('--days', o.days, 3660),
         seed: o.seed,
         now: instant(o.now),
-        // Keys carry 160 random bits unless asked to follow from the seed (decisions §1.8).
+        // Keys carry 160 random bits unless asked to follow from the seed (docs/api.md, "Every request").
         ...(o.keysFromSeed ? {} : { keySalt: randomBytes(32).toString('hex') }),
       };
       const keysAre = o.keysFromSeed ? 'derived from the seed: for trying things out, never on a shared server' : 'random';

@@ -224,7 +224,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     // Refused before its body has all arrived (over 1 MiB): the client may still be sending.
     drainBeforeClosing(request.raw, reply.raw);
     // Fastify reads the body of an unknown path or method before its not-found handler runs;
-    // what the body is (too large, a bad Content-Length) comes after 404 and 405 (decisions §1.1).
+    // what the body is (too large, a bad Content-Length) comes after 404 and 405 (docs/api.md, "Every request").
     if (request.is404) return notFound(request, reply);
     if (error instanceof ApiError) {
       return reply.code(error.status).send(failureBody(error.message, error.extra));

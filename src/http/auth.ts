@@ -1,5 +1,5 @@
 /**
- * Authentication, rate limits, scopes and plans, in the order of decisions §1.1:
+ * Authentication, rate limits, scopes and plans, in the order of docs/api.md, "Every request":
  * 401 → 429 → 403 scope → 403 plan. Runs before the body is parsed or validated.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';

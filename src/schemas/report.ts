@@ -1,6 +1,6 @@
 /**
  * Request and response schemas of POST /report. Rows differ by level, so the response is a
- * union of the four row shapes; together they document every field of decisions §4.
+ * union of the four row shapes; together they document every field of docs/api.md, "POST /report".
  */
 import Type, { type Static } from 'typebox';
 import { DOCUMENT_EXAMPLES } from './examples.ts';

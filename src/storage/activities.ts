@@ -153,7 +153,7 @@ export interface RenamedThings {
 
 /**
  * Marks every local day with tracked time of a renamed project, category or task as changed at
- * `at`, so the next summary run rebuilds the summaries that name it (decisions §5.2). The days
+ * `at`, so the next summary run rebuilds the summaries that name it (docs/api.md, "GET / POST /message"). The days
  * come from the rollups, which hold each day's time by project, category and task.
  */
 export async function markDaysNaming(db: Db, renamed: RenamedThings, at: number): Promise<void> {

@@ -19,7 +19,7 @@ export type ProjectSortKey = 'createdAt' | 'updatedAt' | 'usedAt';
 const SORT_COLUMN = { createdAt: 'created_at', updatedAt: 'updated_at', usedAt: 'used_at' } as const;
 
 /**
- * decisions §3.1 as SQL: the user's own personal projects and every project of a team in
+ * docs/api.md, "/projects" as SQL: the user's own personal projects and every project of a team in
  * which the user has an active membership. `canSeeProject` (services/projects/access.ts) is
  * the same rule for one loaded project.
  */

@@ -87,7 +87,7 @@ export interface ActivityDetailQuery {
 }
 
 /**
- * Order of activity rows (decisions §4.9): `asc`/`desc` by start, ties by id ascending; `id` by
+ * Order of activity rows (docs/api.md, "POST /report"): `asc`/`desc` by start, ties by id ascending; `id` by
  * id alone. Ids are ASCII (`^[A-Za-z0-9_.:-]+$`), so SQLite's binary order and PostgreSQL's
  * `COLLATE "C"` are the plain code-unit order of the rows' ids (their prefix is constant),
  * whatever collation a PostgreSQL database was created with.

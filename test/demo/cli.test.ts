@@ -38,7 +38,7 @@ test('--out with --keys-from-seed writes the same file twice for the same seed, 
   assert.match(stdout, /derived from the seed/);
 });
 
-test('without --keys-from-seed the same seed gives the same data with new random keys (decisions §1.8)', async () => {
+test('without --keys-from-seed the same seed gives the same data with new random keys (docs/api.md, "Every request")', async () => {
   const files = [join(dir, 'random-1.ndjson'), join(dir, 'random-2.ndjson')];
   const outputs = [];
   for (const file of files) outputs.push((await cli(['demo', '--users', '3', '--days', '4', '--seed', 'abc', '--now', NOW, '--out', file])).stdout);

@@ -2,7 +2,7 @@
  * Requests at the edges of what a client can send: very long path segments, broken
  * percent-encoding, oversized headers, lists longer than a database takes as parameters, and
  * values of the wrong type for fields that take a string or null. Each is a 4xx in the
- * envelope (decisions §1.2, §1.6), never Fastify's own body or a 500.
+ * envelope (docs/api.md, "Every request"), never Fastify's own body or a 500.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

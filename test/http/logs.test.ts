@@ -1,5 +1,5 @@
 /**
- * decisions §1.8: a key never appears in the logs, wherever the caller put it; a client hanging
+ * docs/api.md, "Every request": a key never appears in the logs, wherever the caller put it; a client hanging
  * up is not logged as a server error.
  */
 import assert from 'node:assert/strict';

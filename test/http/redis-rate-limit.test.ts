@@ -1,4 +1,4 @@
-/** decisions §1.7: with Redis, several server processes share one rate-limit budget per key. */
+/** docs/api.md, "Every request": with Redis, several server processes share one rate-limit budget per key. */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';

@@ -1,4 +1,4 @@
-/** decisions.md §1 and §2 through real HTTP: envelope, order of checks, keys, scopes, plans. */
+/** docs/api.md, "Every request" and "GET /user", through real HTTP: envelope, order of checks, keys, scopes, plans. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { BODY_LIMIT } from '../../src/http/app.ts';
@@ -134,7 +134,7 @@ forEachDialect('bodies', (dialect) => {
     assert.deepEqual(res.json(), { success: false, error: 'Request body too large', message: 'Request body too large' });
   });
 
-  test('a body over 1 MiB to an unknown path is 404, to an unsupported method 405 (decisions §1.1)', async () => {
+  test('a body over 1 MiB to an unknown path is 404, to an unsupported method 405 (docs/api.md, "Every request")', async () => {
     const big = JSON.stringify({ pad: 'x'.repeat(BODY_LIMIT) });
     for (const key of [KEYS.aliceAll, undefined]) {
       const headers = { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) };

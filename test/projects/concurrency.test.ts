@@ -3,7 +3,7 @@
  * separate connection pools, so the requests really run at once): each update is checked against
  * the project as the other left it, so the final state is one some serial order gives — a move to
  * another team resets contributors and never keeps another team's portfolio (api.md side rules;
- * decisions §3.3), and a member whose access the other update took away learns nothing of it.
+ * docs/api.md, "/projects"), and a member whose access the other update took away learns nothing of it.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

@@ -1,6 +1,6 @@
 /**
  * Every field rule and error string of the Project resource, `POST /projects` and
- * `POST /projects/:id` (api.md, decisions §3), one table row per rule, over real HTTP.
+ * `POST /projects/:id` (api.md, docs/api.md, "/projects"), one table row per rule, over real HTTP.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

@@ -1,4 +1,4 @@
-/** The deprecated operation-based `POST /project` (api.md, decisions §3.6), over real HTTP. */
+/** The deprecated operation-based `POST /project` (api.md, docs/api.md, "POST /project (deprecated)"), over real HTTP. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type TestApp, call, forEachDialect } from '../helper.ts';

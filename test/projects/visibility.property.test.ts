@@ -1,6 +1,6 @@
 /**
  * Property: over random teams, memberships, projects and request sequences, no caller ever sees
- * or changes a project outside its visibility set (decisions §3.1), and list, get, update, the
+ * or changes a project outside its visibility set (docs/api.md, "/projects"), and list, get, update, the
  * deprecated list, the storage query and the policy function all agree on that set.
  */
 import assert from 'node:assert/strict';

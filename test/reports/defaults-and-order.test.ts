@@ -1,4 +1,4 @@
-/** The empty-body default, row order, optional fields and stable ids (decisions §4.1, §4.6, §4.9). */
+/** The empty-body default, row order, optional fields and stable ids (docs/api.md, "POST /report"). */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { DEFAULT_NOW, KEYS, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';

@@ -1,4 +1,4 @@
-/** Every 400 of POST /report (api.md, decisions §4.1, §4.7, §4.8) and the checks before it. */
+/** Every 400 of POST /report (api.md, docs/api.md, "POST /report") and the checks before it. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { KEYS, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';

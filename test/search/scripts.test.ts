@@ -1,5 +1,5 @@
 /**
- * decisions §6.2 in every script: matching ignores case and diacritics, also where the accent
+ * docs/api.md, "POST /search" in every script: matching ignores case and diacritics, also where the accent
  * sits in a word's first letters (Greek tonos, Cyrillic й and ё), on both databases alike.
  * SQLite's tokenizer strips only Latin accents; the search must still find these records. Words
  * glued to an emoji or a symbol newer than SQLite's Unicode tables, or to a variation selector,

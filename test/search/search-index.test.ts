@@ -1,5 +1,5 @@
 /**
- * The search index follows every write (decisions §6.1), and a user only ever finds their own
+ * The search index follows every write (docs/api.md, "POST /search"), and a user only ever finds their own
  * records: re-imports (multi-row upserts), direct inserts, updates, deletes and changed times.
  */
 import assert from 'node:assert/strict';

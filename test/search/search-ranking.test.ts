@@ -1,5 +1,5 @@
 /**
- * Ranking and matching (decisions §6.2–6.3) on a hand-made set of ~50 tasks and activities
+ * Ranking and matching (docs/api.md, "POST /search") on a hand-made set of ~50 tasks and activities
  * (test/fixtures/search-ranking.json). Each expected order is worked out by hand from the rules:
  * title/headline matches first, then the relevance score, then newest first.
  */

@@ -1,4 +1,4 @@
-/** POST /search request and response contract (api.md `/search`, decisions §1 and §6.4–6.6). */
+/** POST /search request and response contract (api.md `/search`, docs/api.md, "Every request"). */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';

@@ -1,7 +1,7 @@
 /**
  * SQLite's full-text index must split text where the search rules of src/lib/search-text.ts
  * do, for every character: where it splits less, a word glued to a symbol is never a candidate
- * (decisions §6.2); where it splits more, a word is cut short. Each code point is probed as
+ * (docs/api.md, "POST /search"); where it splits more, a word is cut short. Each code point is probed as
  * "q<c>z" in an index with the search index's own tokenizer.
  */
 import assert from 'node:assert/strict';

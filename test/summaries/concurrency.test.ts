@@ -1,6 +1,6 @@
 /**
  * Several generators on one PostgreSQL database build each summary once: they coordinate
- * through the database (decisions §5.2), in one process or in several.
+ * through the database (docs/api.md, "GET / POST /message"), in one process or in several.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

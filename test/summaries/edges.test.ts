@@ -1,5 +1,5 @@
 /**
- * Summaries at their edges. decisions §5.2 around a change of timezone and an import racing a
+ * Summaries at their edges. docs/api.md, "GET / POST /message" around a change of timezone and an import racing a
  * summary run:
  * - a summary exists once its period has ended locally: after its owner moves to a zone that is
  *   behind, summaries of periods that have not ended there are not served, and the next run
@@ -7,7 +7,7 @@
  * - days changed by an import (activities moved to other local days included) are stamped when
  *   the import finishes and again once it has committed, so a run that read the data before the
  *   commit is rebuilt by the next one.
- * And fractional minutes (§5.3 with the list rule of §4.2): sums without binary noise, the same
+ * And fractional minutes (summed, then listed as reports list them): sums without binary noise, the same
  * on both databases, ties by name, and a change line that agrees with the durations it compares.
  */
 import assert from 'node:assert/strict';

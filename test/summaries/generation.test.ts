@@ -1,5 +1,5 @@
 /**
- * The generator (decisions §5.2): builds ended periods with tracked time, is idempotent,
+ * The generator (docs/api.md, "GET / POST /message"): builds ended periods with tracked time, is idempotent,
  * rebuilds what late data changed, removes what lost its tracked time. Observed through the
  * stored rows, the run's counts and /message.
  */

@@ -1,5 +1,5 @@
 /**
- * Slack and Discord limits (decisions §5.4) on a day far too big for them: 400 tasks with
+ * Slack and Discord limits (docs/api.md, "GET / POST /message") on a day far too big for them: 400 tasks with
  * 300-character titles, 60 long project names, 40 categories, 5000-character comments and a
  * very long first name. Every message must stay inside every limit and say what it left out.
  */

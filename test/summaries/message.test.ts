@@ -1,4 +1,4 @@
-/** GET and POST /message through real HTTP (api.md `/message`, decisions §5). */
+/** GET and POST /message through real HTTP (api.md `/message`, docs/api.md, "GET / POST /message"). */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { importDataset } from '../../src/dataset/import.ts';

@@ -5,7 +5,7 @@
  * Slack Block Kit: ≤ 50 blocks per message; header text is plain_text of 1–150 characters;
  * section text 1–3000 characters, section fields ≤ 10 of ≤ 2000 each; context ≤ 10 elements;
  * divider has no content; block_id ≤ 255. `emoji` belongs to plain_text, `verbatim` to mrkdwn.
- * Daybook's own rule (decisions §5.4): `&`, `<` and `>` are escaped in mrkdwn.
+ * Daybook's own rule (docs/api.md, "GET / POST /message"): `&`, `<` and `>` are escaped in mrkdwn.
  *
  * Discord embed: title ≤ 256, description ≤ 4096, ≤ 25 fields with a non-empty name ≤ 256 and
  * a non-empty value ≤ 1024, footer text ≤ 2048, author name ≤ 256, and title, description,

@@ -1,5 +1,5 @@
 /**
- * decisions §5.2: a summary whose data changed later is rebuilt on the next run. Summaries name
+ * docs/api.md, "GET / POST /message": a summary whose data changed later is rebuilt on the next run. Summaries name
  * projects, categories and tasks, so renaming one (by an import, or a project through the API)
  * makes the summaries of every day with its time stale, and /message then shows the new name.
  */

@@ -1,6 +1,6 @@
 /**
  * Who may see, change and log time to a project. Reports, search and the project routes all
- * ask these functions, so the rule of decisions §3.1 has one home.
+ * ask these functions, so the visibility rule (docs/api.md, "/projects") has one home.
  */
 import type { Kysely } from 'kysely';
 import { activeTeamIds } from '../../storage/accounts.ts';
@@ -25,7 +25,7 @@ export async function loadViewer(db: Kysely<Database>, userId: string): Promise<
 }
 
 /**
- * decisions §3.1: a user sees and changes its own personal projects and every project of a
+ * docs/api.md, "/projects": a user sees and changes its own personal projects and every project of a
  * team in which it has an active membership. A personal project belongs to its creator alone;
  * an inactive membership grants nothing.
  */

@@ -1,6 +1,6 @@
 /**
  * Where a project lives: its team and portfolio, named by id or by exact display name
- * (decisions §3.3), and the rule that a portfolio holds only projects of its own scope.
+ * (docs/api.md, "/projects"), and the rule that a portfolio holds only projects of its own scope.
  */
 import { badRequest, shown } from '../../errors.ts';
 import { isBlank } from '../../lib/blank.ts';

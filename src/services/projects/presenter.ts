@@ -26,7 +26,7 @@ export function presentProject(row: ProjectRow): ProjectView {
     updatedAt: toIso(row.updated_at),
     usedAt: toIso(row.used_at),
     createdBy: row.created_by,
-    // decisions §3.5: a project never updated through the API was last updated by its creator.
+    // docs/api.md, "/projects": a project never updated through the API was last updated by its creator.
     updatedBy: row.updated_by ?? row.created_by,
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Activity rows (decisions §4.3): one per activity of the caller, `activity:<id>`, or
+ * Activity rows (docs/api.md, "POST /report"): one per activity of the caller, `activity:<id>`, or
  * `minute:<id>` when asked for by the legacy level name. Never team rows.
  *
  * A 90-day export holds thousands of rows (several MB of JSON). They are read from the
@@ -28,7 +28,7 @@ export class EncodedReport {
 
 /**
  * The activity report of `user` as the bytes of `JSON.stringify({success: true, rowCount,
- * rows})` with the rows of decisions §4.3 in the order of §4.9: the same text, key for key and
+ * rows})` with the rows of docs/api.md, "POST /report" in their order: the same text, key for key and
  * escape for escape. The rows are counted as they are written and the head is put in front
  * last; they come from one query on one snapshot, so the count is theirs.
  */

@@ -1,6 +1,6 @@
 /**
  * What every report level needs to turn time into rows: the request, whose time it is, the
- * labels (with the privacy rules), and the team additions of decisions §4.8 (ids gain the user,
+ * labels (with the privacy rules), and the team additions of docs/api.md, "POST /report" (ids gain the user,
  * rows carry `user` and `user_email`).
  */
 import { displayNameOf } from '../../storage/accounts.ts';
@@ -39,7 +39,7 @@ export function ownerFields(context: ReportContext, userId: string): { user?: st
 }
 
 /**
- * decisions §4.9: with `sort`, by time in that direction and ties by id ascending; without
+ * docs/api.md, "POST /report": with `sort`, by time in that direction and ties by id ascending; without
  * it, by id as a plain string comparison.
  */
 export function sortRows(rows: TimedRow[], sort: ReportRequest['sort']): ReportRow[] {

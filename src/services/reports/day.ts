@@ -1,4 +1,4 @@
-/** Day rows (decisions §4.2): one per person and local date with tracked time or a day comment. */
+/** Day rows (docs/api.md, "POST /report"): one per person and local date with tracked time or a day comment. */
 import { localDateOf } from '../../lib/time.ts';
 import type { MinuteGroup } from '../../storage/aggregates.ts';
 import type { DayComment } from '../../storage/reports.ts';

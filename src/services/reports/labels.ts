@@ -1,6 +1,6 @@
 /**
  * What a report shows for a project, category or task, including the team privacy rules of
- * decisions §4.8: in another member's rows, projects the caller cannot see and private projects
+ * docs/api.md, "POST /report": in another member's rows, projects the caller cannot see and private projects
  * read `Other`, tasks that are not visible or belong to a confidential project read
  * `Hidden task`, and the ids of masked things are null. The caller's own rows are never masked.
  */

@@ -1,5 +1,5 @@
 /**
- * POST /report (api.md, decisions §4): checks the ids the caller names, gathers the time of
+ * POST /report (api.md, docs/api.md, "POST /report"): checks the ids the caller names, gathers the time of
  * the people the report is about, and builds the rows of the requested level. Activity rows,
  * thousands in a long range, come as the encoded response body (report-activity.ts).
  */
@@ -74,7 +74,7 @@ async function buildRows(db: Kysely<Database>, caller: ReportUser, viewer: Viewe
   return { rowCount: rows.length, rows };
 }
 
-/** decisions §4.7 and §4.8: every named project visible to the caller, every team its own. */
+/** docs/api.md, "POST /report": every named project visible to the caller, every team its own. */
 async function checkNamedIds(db: Kysely<Database>, viewer: Viewer, request: ReportRequest): Promise<void> {
   if (request.teamIds) {
     const unknown = request.teamIds.find((id) => !viewer.activeTeamIds.has(id));

@@ -1,6 +1,6 @@
 /**
  * The POST /report body turned into one normalized request: defaults of the empty body,
- * the `minute` alias, and every rule that needs no database (decisions §4.1, §4.8, §4.9).
+ * the `minute` alias, and every rule that needs no database (docs/api.md, "POST /report").
  * Field types are checked earlier by the route's schema; these are the rules a schema cannot
  * say, with messages that name the field.
  */

@@ -1,6 +1,6 @@
 /**
  * Adding up minutes for report rows: the `{name, minutes}` lists of day, week and task rows
- * (decisions §4.2: minutes descending, then name) and the exact `duration_relative`.
+ * (docs/api.md, "POST /report": minutes descending, then name) and the exact `duration_relative`.
  */
 import type { NamedMinutes } from '../../schemas/report.ts';
 import type { MinuteGroup } from '../../storage/aggregates.ts';

@@ -1,5 +1,5 @@
 /**
- * Task rows (decisions §4.4): one per task with time in range. In a team report another
+ * Task rows (docs/api.md, "POST /report"): one per task with time in range. In a team report another
  * member's hidden tasks become one row per member and task date (`task:hidden:<date>:<userId>`).
  * Time without a task is in no task row.
  */

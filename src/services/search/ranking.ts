@@ -1,5 +1,5 @@
 /**
- * Decides which candidates really match and in what order (decisions §6.2–6.3). The index has
+ * Decides which candidates really match and in what order (docs/api.md, "POST /search"). The index has
  * already kept records containing every word as a prefix somewhere; here phrases must stand as
  * consecutive words, and the order is: title/headline matches first, then a BM25-like score,
  * then newest first.

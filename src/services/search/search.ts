@@ -1,6 +1,6 @@
 /**
  * POST /search: the caller's own tasks and activities of the last `days` × 24 hours that match
- * the query, ranked, with snippets and the summary sentence (decisions §6).
+ * the query, ranked, with snippets and the summary sentence (docs/api.md, "POST /search").
  */
 import type { Payload } from '../../schemas/common.ts';
 import type { SearchBody, SearchResponse, SearchResult } from '../../schemas/search.ts';

@@ -1,5 +1,5 @@
 /**
- * The snippet of a search result (decisions §6.4): at most 200 characters of the best-matching
+ * The snippet of a search result (docs/api.md, "POST /search"): at most 200 characters of the best-matching
  * field, cut at word boundaries around the first match, with `…` where text was left out.
  */
 import type { FieldMatch } from './ranking.ts';

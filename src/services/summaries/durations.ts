@@ -1,4 +1,4 @@
-/** Durations as people read them: `7 h 35 min`, `45 min`, `2 h` (decisions §5.3). */
+/** Durations as people read them: `7 h 35 min`, `45 min`, `2 h` (docs/api.md, "GET / POST /message"). */
 
 export function formatDuration(minutes: number): string {
   const total = Math.round(Math.abs(minutes));

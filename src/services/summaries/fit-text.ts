@@ -1,6 +1,6 @@
 /**
  * Fitting summary text into a chat platform's limits: long content is cut with a visible
- * "and N more" line, never by breaking a limit (decisions §5.4). Lengths are UTF-16 code
+ * "and N more" line, never by breaking a limit (docs/api.md, "GET / POST /message"). Lengths are UTF-16 code
  * units, which never undercounts the characters a platform sees.
  */
 import { moreLine } from './summary.ts';

@@ -1,6 +1,6 @@
 /**
  * `/message`: the stored summary of the period containing a date, rendered in the requested
- * format (decisions §5). A lookup plus rendering; summaries are built by the generator.
+ * format (docs/api.md, "GET / POST /message"). A lookup plus rendering; summaries are built by the generator.
  */
 import type { Kysely } from 'kysely';
 import { ApiError } from '../../errors.ts';
@@ -38,7 +38,7 @@ export async function readMessage(db: Kysely<Database>, user: UserRow, params: M
   const format = params.format ?? 'html';
 
   const period = periodOf(level, date, user.week_start);
-  // A summary exists once its period has ended locally (decisions §5.2). One built before its
+  // A summary exists once its period has ended locally (docs/api.md, "GET / POST /message"). One built before its
   // owner moved to a timezone where the period has not ended yet waits until it has.
   if (period.end > yesterday) throw new ApiError(404, NO_SUMMARY);
   const stored = await findSummaryContent(db, user.id, period.level, period.start);

@@ -82,7 +82,7 @@ export function firstNameOf(displayName: string): string {
   return displayName.trim().split(/\s+/)[0] || displayName;
 }
 
-/** `Alice's daily summary: Nov 20` (decisions §5.3). */
+/** `Alice's daily summary: Nov 20` (docs/api.md, "GET / POST /message"). */
 export function subjectOf(summary: Pick<Summary, 'level' | 'start' | 'end'>, firstName: string): string {
   return `${firstName}'s ${ADJECTIVE[summary.level]} summary: ${periodLabel(summary)}`;
 }

@@ -1,5 +1,5 @@
 /**
- * Full-text search over tasks and activities (decisions §6), kept current by the database
+ * Full-text search over tasks and activities (docs/api.md, "POST /search"), kept current by the database
  * itself on every write path, upserts included.
  *
  * SQLite: one FTS5 index for both kinds of record, filled by triggers. Besides the text, each

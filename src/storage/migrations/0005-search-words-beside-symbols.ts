@@ -1,5 +1,5 @@
 /**
- * Words right after an emoji or a newer symbol are found on both databases (decisions §6.2).
+ * Words right after an emoji or a newer symbol are found on both databases (docs/api.md, "POST /search").
  *
  * - Variation selectors (U+FE00–FE0F, U+E0100–E01EF) separate words (src/lib/search-text.ts):
  *   "⚠️Hotfix" holds the word "Hotfix", where the selector used to make it "\uFE0Fhotfix".
