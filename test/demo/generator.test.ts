@@ -8,6 +8,7 @@ import { RECORD_TYPES, type RecordType, recordValidator, validateDocument } from
 import { demoRecords, writeDemoJson, writeDemoNdjson } from '../../src/demo/generate.ts';
 import type { DemoOptions } from '../../src/demo/workspace.ts';
 import { addDays, localDateOf, localTimeOf, offsetAt, weekdayOf } from '../../src/lib/time.ts';
+import { SCOPES } from '../../src/services/scopes.ts';
 import { DEFAULT_NOW, FULL_SUITE_ONLY } from '../helper.ts';
 
 const OPTIONS: DemoOptions = { users: 8, days: 28, seed: '7', now: DEFAULT_NOW };
@@ -218,7 +219,7 @@ test('every person has an API key with all scopes; one key is revoked', async ()
   const keys = await ofType('apiKey');
   const users = await ofType('user');
   for (const user of users) {
-    assert.ok(keys.some((k) => k.userId === user.id && k.scopes.length === 6 && !k.revoked), user.id);
+    assert.ok(keys.some((k) => k.userId === user.id && k.scopes.length === SCOPES.length && !k.revoked), user.id);
   }
   assert.ok(keys.some((k) => k.revoked));
   assert.equal(new Set(keys.map((k) => k.key)).size, keys.length);
