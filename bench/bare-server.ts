@@ -6,4 +6,5 @@ const body = { success: true, name: 'Bench User', email: 'bench@example.com' };
 app.get('/user', async () => body);
 app.get('/healthz', async () => ({ success: true }));
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
-for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => app.close().then(() => process.exit(0)));
+for (const signal of ['SIGTERM', 'SIGINT'] as const)
+  process.once(signal, () => app.close().then(() => process.exit(0)));

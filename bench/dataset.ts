@@ -29,8 +29,14 @@ export interface DatasetFacts {
 
 export function run(command: string, args: string[], env: Record<string, string> = {}): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited ${code}`))));
+    const child = spawn(command, args, {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited ${code}`)),
+    );
   });
 }
 
@@ -50,7 +56,18 @@ export async function ensureDataset(users: number, days: number, seed: number): 
   if (!existsSync(file)) {
     console.error(`bench: generating ${users} users × ${days} days into ${file}`);
     const partial = file.replace(/\.ndjson$/, '.partial.ndjson');
-    await run('bash', ['bin/daybook', 'demo', '--users', String(users), '--days', String(days), '--seed', String(seed), '--out', partial]);
+    await run('bash', [
+      'bin/daybook',
+      'demo',
+      '--users',
+      String(users),
+      '--days',
+      String(days),
+      '--seed',
+      String(seed),
+      '--out',
+      partial,
+    ]);
     renameSync(partial, file);
   }
   return file;
@@ -95,17 +112,24 @@ export async function datasetFacts(file: string): Promise<DatasetFacts> {
       }
       case 'team': {
         const members = (record.members ?? []) as { userId: string; status?: string }[];
-        teams.push({ id: record.id as string, active: members.filter((m) => (m.status ?? 'active') === 'active').map((m) => m.userId) });
+        teams.push({
+          id: record.id as string,
+          active: members.filter((m) => (m.status ?? 'active') === 'active').map((m) => m.userId),
+        });
         break;
       }
       case 'task':
-        for (const word of String(record.title).toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
+        for (const word of String(record.title)
+          .toLowerCase()
+          .split(/[^\p{L}\p{N}]+/u)) {
           if (word.length >= 4) wordCounts.set(word, (wordCounts.get(word) ?? 0) + 1);
         }
         break;
     }
   }
-  const heavyUser = [...perUser.entries()].filter(([u]) => keys[u] && paidUsers.includes(u)).sort((a, b) => b[1] - a[1])[0]?.[0];
+  const heavyUser = [...perUser.entries()]
+    .filter(([u]) => keys[u] && paidUsers.includes(u))
+    .sort((a, b) => b[1] - a[1])[0]?.[0];
   if (!heavyUser) throw new Error(`${file} has no user with an all-scope plaintext key`);
   const largest = teams
     .map((t) => ({ ...t, withKey: t.active.find((u) => keys[u] && paidUsers.includes(u)) }))
@@ -119,7 +143,10 @@ export async function datasetFacts(file: string): Promise<DatasetFacts> {
     heavyUser,
     team: largest ? { id: largest.id, members: largest.active.length, memberKey: keys[largest.withKey!]! } : null,
     lastStart,
-    words: [...wordCounts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 60).map(([w]) => w),
+    words: [...wordCounts.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 60)
+      .map(([w]) => w),
   };
   writeFileSync(cache, JSON.stringify(facts));
   return facts;

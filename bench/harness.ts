@@ -56,11 +56,17 @@ async function waitUntilUp(url: string, child: ChildProcess, output: () => strin
 }
 
 /** Starts `node <script> [args]` with PORT set, and waits for /healthz. */
-export async function startProcess(script: string, args: string[], env: Record<string, string>): Promise<ServerProcess> {
+export async function startProcess(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<ServerProcess> {
   const port = await freePort();
   let output = '';
   // A TypeScript file runs on the project's Node; anything else is a bash script (bin/daybook).
-  const command = script.endsWith('.ts') ? [join(root, 'scripts/node.sh'), script, ...args] : [join(root, script), ...args];
+  const command = script.endsWith('.ts')
+    ? [join(root, 'scripts/node.sh'), script, ...args]
+    : [join(root, script), ...args];
   const child = spawn('bash', command, {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
@@ -96,7 +102,10 @@ export async function startProcess(script: string, args: string[], env: Record<s
  */
 export function startDaybook(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const profile = process.env.BENCH_PROFILE_DIR;
-  const nodeOptions = [profile ? `--cpu-prof --cpu-prof-dir=${profile}` : '', process.env.BENCH_SERVER_NODE_OPTIONS ?? '']
+  const nodeOptions = [
+    profile ? `--cpu-prof --cpu-prof-dir=${profile}` : '',
+    process.env.BENCH_SERVER_NODE_OPTIONS ?? '',
+  ]
     .filter(Boolean)
     .join(' ');
   // Through bin/daybook, with the Node flags users get.
@@ -186,7 +195,8 @@ export function printHeader(): void {
 }
 
 export function printRow(row: Row): void {
-  const cell = (v: unknown) => (v === null || v === undefined ? '-' : typeof v === 'number' ? String(Math.round(v * 100) / 100) : String(v));
+  const cell = (v: unknown) =>
+    v === null || v === undefined ? '-' : typeof v === 'number' ? String(Math.round(v * 100) / 100) : String(v);
   console.log(columns.map(([key, , w]) => cell(row[key]).padEnd(w)).join(' ') + (row.note ? `  ${row.note}` : ''));
 }
 

@@ -64,7 +64,9 @@ async function run(label: string, url: string): Promise<void> {
       `${label}: ${total} records (${counts.activity} activities) in ${seconds.toFixed(1)} s = ` +
         `${Math.round(total / seconds)} records/s, ${Math.round(counts.activity / seconds)} activities/s`,
     );
-    console.log(`${label}: RSS during import ${samples.join(', ')}; peak RSS ${mib(process.resourceUsage().maxRSS * 1024)}`);
+    console.log(
+      `${label}: RSS during import ${samples.join(', ')}; peak RSS ${mib(process.resourceUsage().maxRSS * 1024)}`,
+    );
   } finally {
     await storage.close();
   }

@@ -17,16 +17,30 @@ import { openStorage } from '../src/storage/database.ts';
 import { benchDatabaseUrl, datasetFacts, ensureDataset, summaryDaysOf } from './dataset.ts';
 import { MIXED_KINDS, type MixedKind, mixedRequests, scenarioRequests } from './lib/requests.ts';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: 'string', default: '2000' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { rounds: { type: 'string', default: '2000' } },
+});
 const rounds = Number(values.rounds);
 const kinds = positionals.length ? positionals : ['mixed', ...MIXED_KINDS];
 
-const shape = [Number(process.env.BENCH_USERS ?? 100), Number(process.env.BENCH_DAYS ?? 365), Number(process.env.BENCH_SEED ?? 1)] as const;
+const shape = [
+  Number(process.env.BENCH_USERS ?? 100),
+  Number(process.env.BENCH_DAYS ?? 365),
+  Number(process.env.BENCH_SEED ?? 1),
+] as const;
 const facts = await datasetFacts(await ensureDataset(...shape));
 const url = benchDatabaseUrl(...shape);
 const storage = openStorage(url);
-const config = { ...loadConfig({ DAYBOOK_DATABASE_URL: url, DAYBOOK_REPORT_WORKERS: process.env.DAYBOOK_REPORT_WORKERS }), rateLimitPerMinute: 1e9, authFailuresPerMinute: 1e9 };
-const app = await buildApp({ storage, config, rateLimiter: new MemoryRateLimiter(), now: Date.now }, { logger: loggerOptions('warn') });
+const config = {
+  ...loadConfig({ DAYBOOK_DATABASE_URL: url, DAYBOOK_REPORT_WORKERS: process.env.DAYBOOK_REPORT_WORKERS }),
+  rateLimitPerMinute: 1e9,
+  authFailuresPerMinute: 1e9,
+};
+const app = await buildApp(
+  { storage, config, rateLimiter: new MemoryRateLimiter(), now: Date.now },
+  { logger: loggerOptions('warn') },
+);
 await app.ready();
 
 console.log(`${'kind'.padEnd(20)} ${'mean ms'.padStart(8)} ${'p50 ms'.padStart(8)} ${'req/s'.padStart(8)}`);
@@ -38,21 +52,34 @@ for (const kind of kinds) {
     console.error(`unknown kind ${kind}; known: mixed, ${[...MIXED_KINDS, ...Object.keys(single)].join(', ')}`);
     process.exit(2);
   }
-  const next = request ? () => request : mixedRequests(facts, summaryDays, kind === 'mixed' ? undefined : (kind as MixedKind));
+  const next = request
+    ? () => request
+    : mixedRequests(facts, summaryDays, kind === 'mixed' ? undefined : (kind as MixedKind));
   const times: number[] = [];
   // The first rounds warm the JIT, the caches and the database pages; they are not counted.
   const warmup = request ? Math.min(20, rounds) : Math.min(500, rounds);
   for (let n = -warmup; n < rounds; n++) {
     const r = next(n + 1_000_000);
     const started = performance.now();
-    const res = await app.inject({ method: r.method ?? 'GET', url: r.path, headers: { 'content-type': 'application/json', ...r.headers }, ...(r.body ? { payload: r.body } : {}) });
+    const res = await app.inject({
+      method: r.method ?? 'GET',
+      url: r.path,
+      headers: { 'content-type': 'application/json', ...r.headers },
+      ...(r.body ? { payload: r.body } : {}),
+    });
     const elapsed = performance.now() - started;
     if (res.statusCode !== 200) throw new Error(`${kind}: ${res.statusCode} ${res.body.slice(0, 200)}`);
     if (n >= 0) times.push(elapsed);
   }
   times.sort((a, b) => a - b);
   const mean = times.reduce((s, t) => s + t, 0) / times.length;
-  console.log(`${kind.padEnd(20)} ${mean.toFixed(3).padStart(8)} ${times[Math.floor(times.length / 2)]!.toFixed(3).padStart(8)} ${Math.round(1000 / mean).toString().padStart(8)}`);
+  console.log(
+    `${kind.padEnd(20)} ${mean.toFixed(3).padStart(8)} ${times[Math.floor(times.length / 2)]!.toFixed(3).padStart(8)} ${Math.round(
+      1000 / mean,
+    )
+      .toString()
+      .padStart(8)}`,
+  );
 }
 await app.close();
 await storage.close();

@@ -11,7 +11,16 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { type DatasetFacts, benchDatabaseUrl, dataDir, datasetFacts, ensureDataset, summaryDaysOf } from './dataset.ts';
 import {
-  type LoadResult, type Row, load, mb, printHeader, printRow, root, type ServerProcess, startDaybook, startProcess,
+  type LoadResult,
+  type Row,
+  load,
+  mb,
+  printHeader,
+  printRow,
+  root,
+  type ServerProcess,
+  startDaybook,
+  startProcess,
 } from './harness.ts';
 import { type LoadRequest, keyHeader, mixedRequests, scenarioRequests } from './lib/requests.ts';
 
@@ -31,7 +40,17 @@ interface Context {
 type Scenario = (ctx: Context) => Promise<Row>;
 
 function row(scenario: string, fields: Partial<Row> & Pick<Row, 'target'>): Row {
-  return { scenario, database: dialect, requests: 0, rps: 0, p50: null, p99: null, peakRssMb: null, ratio: null, ...fields };
+  return {
+    scenario,
+    database: dialect,
+    requests: 0,
+    rps: 0,
+    p50: null,
+    p99: null,
+    peakRssMb: null,
+    ratio: null,
+    ...fields,
+  };
 }
 
 async function withServer<T>(ctx: Context, fn: (server: ServerProcess) => Promise<T>): Promise<T> {
@@ -78,10 +97,18 @@ async function latencyScenario(
   options: { connections?: number; rssCeilingMb?: number } = {},
 ): Promise<Row> {
   return withServer(ctx, async (server) => {
-    const probe = await fetch(server.url + request.path, { method: request.method, headers: { 'content-type': 'application/json', ...request.headers }, body: request.body });
+    const probe = await fetch(server.url + request.path, {
+      method: request.method,
+      headers: { 'content-type': 'application/json', ...request.headers },
+      body: request.body,
+    });
     if (!probe.ok) throw new Error(`${name}: probe answered ${probe.status}: ${(await probe.text()).slice(0, 300)}`);
     const rssBefore = server.rss();
-    const result = await load(server.url, { connections: options.connections ?? 2, seconds: SECONDS, requests: [request] });
+    const result = await load(server.url, {
+      connections: options.connections ?? 2,
+      seconds: SECONDS,
+      requests: [request],
+    });
     const growth = mb(server.rss() - rssBefore);
     return loadRow(name, result, server, {
       ratio: result.p50 / ceilingMs,
@@ -101,7 +128,11 @@ const scenarios: Record<string, Scenario> = {
     try {
       for (let round = 0; round < 3; round++) {
         const b = await load(bare.url, { connections: 10, seconds: SECONDS / 2, requests: [{ path: '/user' }] });
-        const d = await load(daybook.url, { connections: 10, seconds: SECONDS / 2, requests: [{ path: '/user', headers: keyHeader(key) }] });
+        const d = await load(daybook.url, {
+          connections: 10,
+          seconds: SECONDS / 2,
+          requests: [{ path: '/user', headers: keyHeader(key) }],
+        });
         rounds.bare.push(b.rps);
         rounds.daybook.push(d.rps);
         last = { requests: last.requests + d.requests, p50: d.p50, p99: d.p99, non2xx: last.non2xx + d.non2xx };
@@ -316,5 +347,8 @@ for (const name of names) {
 const resultsDir = join(root, 'bench/results');
 mkdirSync(resultsDir, { recursive: true });
 const out = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${dialect}.json`);
-writeFileSync(out, `${JSON.stringify({ dialect, users: USERS, days: DAYS, seed: SEED, seconds: SECONDS, bareFastifyRps: bareRps, rows }, null, 2)}\n`);
+writeFileSync(
+  out,
+  `${JSON.stringify({ dialect, users: USERS, days: DAYS, seed: SEED, seconds: SECONDS, bareFastifyRps: bareRps, rows }, null, 2)}\n`,
+);
 console.error(`bench: results written to ${out}`);

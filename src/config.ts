@@ -20,7 +20,13 @@ export interface Config {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+function integer(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   // Digits only: Number() would also take "0x50", "1e3" or " 80 ".
@@ -35,7 +41,8 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
 function choice<T extends string>(env: NodeJS.ProcessEnv, name: string, fallback: T, allowed: readonly T[]): T {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new Error(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
   return raw as T;
 }
 
@@ -70,7 +77,9 @@ function redisUrl(env: NodeJS.ProcessEnv): string | null {
   }
   if (!url || !['redis:', 'rediss:'].includes(url.protocol) || url.hostname === '') {
     // The scheme alone: the URL may hold a password.
-    throw new Error(`DAYBOOK_REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379 (got "${url ? url.protocol : 'no URL'}")`);
+    throw new Error(
+      `DAYBOOK_REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379 (got "${url ? url.protocol : 'no URL'}")`,
+    );
   }
   return raw;
 }

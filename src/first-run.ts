@@ -42,9 +42,15 @@ export async function seedDemoOnFirstRun(storage: Storage, options: FirstRunOpti
       await recordFirstRun(storage.db, options.now, 'the database already had data; no demo');
       return null;
     }
-    options.log?.(`daybook: first start on an empty database, creating a demo workspace (${FIRST_RUN_DEMO.users} people, ${FIRST_RUN_DEMO.days} days)…`);
+    options.log?.(
+      `daybook: first start on an empty database, creating a demo workspace (${FIRST_RUN_DEMO.users} people, ${FIRST_RUN_DEMO.days} days)…`,
+    );
     // The data follows the usual seed; the keys get a random salt, so they cannot be derived.
-    const demo = await importDemo(storage, { ...FIRST_RUN_DEMO, now: options.now, keySalt: randomBytes(32).toString('hex') });
+    const demo = await importDemo(storage, {
+      ...FIRST_RUN_DEMO,
+      now: options.now,
+      keySalt: randomBytes(32).toString('hex'),
+    });
     await recordFirstRun(storage.db, options.now, 'demo workspace created');
     const key = demo.keys.find((k) => !k.revoked && k.scopes.length === SCOPES.length) ?? demo.keys[0]!;
     return {

@@ -18,7 +18,10 @@ export interface ServerIo {
   log?: (line: string) => void;
 }
 
-export async function startServer(config: Config, { env = process.env, log: say = console.log }: ServerIo = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  { env = process.env, log: say = console.log }: ServerIo = {},
+): Promise<RunningServer> {
   const storage = openStorage(config.databaseUrl);
   await migrate(storage);
   const firstRun = await seedDemoOnFirstRun(storage, { env, now: Date.now(), log: say });
@@ -28,7 +31,10 @@ export async function startServer(config: Config, { env = process.env, log: say 
     if (usingRedis) log?.info('Redis answers again: rate limits are shared');
     else log?.warn({ reason }, 'Redis unavailable: rate limits are counted per process');
   });
-  const app = await buildApp({ storage, config, rateLimiter, now: Date.now }, { logger: loggerOptions(config.logLevel) });
+  const app = await buildApp(
+    { storage, config, rateLimiter, now: Date.now },
+    { logger: loggerOptions(config.logLevel) },
+  );
   log = app.log;
   try {
     await app.listen({ port: config.port, host: config.host });

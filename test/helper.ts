@@ -38,7 +38,8 @@ export const DIALECTS: Dialect[] = (process.env.DAYBOOK_TEST_DIALECTS ?? 'sqlite
  * `npm run test:fast` (scripts/test.sh --fast) is the edit loop: a test that only measures scale
  * (tens of seconds of one core) passes this as its `skip` there, and runs in `npm test`.
  */
-export const FULL_SUITE_ONLY: string | false = process.env.DAYBOOK_TEST_TIER === 'fast' ? 'a scale test: npm test runs it' : false;
+export const FULL_SUITE_ONLY: string | false =
+  process.env.DAYBOOK_TEST_TIER === 'fast' ? 'a scale test: npm test runs it' : false;
 
 export const PG_ADMIN_URL = process.env.DAYBOOK_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.DAYBOOK_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -112,14 +113,19 @@ function postgresUrl(database: string): string {
  */
 async function untilDisconnected(admin: pg.Client, database: string): Promise<void> {
   for (let i = 0; i < 50; i++) {
-    const { rows } = await admin.query('select count(*)::int as n from pg_stat_activity where datname = $1', [database]);
+    const { rows } = await admin.query('select count(*)::int as n from pg_stat_activity where datname = $1', [
+      database,
+    ]);
     if (rows[0].n === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
 /** A new, empty PostgreSQL database (unmigrated unless copied from `template`), and how to drop it. */
-export async function createPostgresDatabase(prefix = 'daybook_t', template?: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createPostgresDatabase(
+  prefix = 'daybook_t',
+  template?: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
@@ -153,7 +159,8 @@ async function migrationsHash(): Promise<string> {
     hash.update(`${relative(repoRoot, file)}\0${text}\0`);
     for (const [, imported] of text.matchAll(/from '(\.{1,2}\/[^']+)'/g)) await visit(join(dirname(file), imported!));
   };
-  for (const file of (await readdir(migrationsDir)).filter((f) => f.endsWith('.ts')).sort()) await visit(join(migrationsDir, file));
+  for (const file of (await readdir(migrationsDir)).filter((f) => f.endsWith('.ts')).sort())
+    await visit(join(migrationsDir, file));
   return hash.digest('hex').slice(0, 16);
 }
 
@@ -281,12 +288,15 @@ export async function call(
  * a server or network that stalls while the connection stays open, then let them through in
  * order. `url` is `targetUrl` pointed at the relay.
  */
-export async function stallableRelay(targetUrl: string): Promise<{ url: string; stall(on: boolean): void; close(): Promise<void> }> {
+export async function stallableRelay(
+  targetUrl: string,
+): Promise<{ url: string; stall(on: boolean): void; close(): Promise<void> }> {
   const target = new URL(targetUrl);
   let stalled = false;
   const held: [Socket, Buffer][] = [];
   const sockets: Socket[] = [];
-  const relay = (from: Socket, to: Socket) => from.on('data', (chunk) => (stalled ? held.push([to, chunk]) : to.write(chunk)));
+  const relay = (from: Socket, to: Socket) =>
+    from.on('data', (chunk) => (stalled ? held.push([to, chunk]) : to.write(chunk)));
   const server = createServer((client) => {
     const upstream = connect(Number(target.port), target.hostname);
     sockets.push(client, upstream);
@@ -310,7 +320,6 @@ export async function stallableRelay(targetUrl: string): Promise<{ url: string; 
     },
   };
 }
-
 
 export interface CountedDatabase extends TestDatabase {
   /** Statements run through `storage.db` since the database was wrapped. */

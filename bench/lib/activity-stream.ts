@@ -29,15 +29,20 @@ function* records(activities: number): Generator<object> {
     yield { type: 'user', id: u.id, email: `bench${i}@example.com`, timezone: u.timezone };
   }
   for (const [i, id] of CATEGORIES.entries()) yield { type: 'category', id, name: `Category ${i}` };
-  for (const [i, id] of PROJECTS.entries()) yield { type: 'project', id, name: `Project ${i}`, createdBy: USERS[0]!.id };
+  for (const [i, id] of PROJECTS.entries())
+    yield { type: 'project', id, name: `Project ${i}`, createdBy: USERS[0]!.id };
   const taskId = (day: number, user: number, task: number) => `k_${day}_${user}_${task}`;
   for (let day = 0; day < days; day++) {
     const date = new Date(FIRST_DAY + day * DAY_MS).toISOString().slice(0, 10);
     for (let user = 0; user < USERS.length; user++) {
       for (let task = 0; task < TASKS_PER_DAY; task++) {
         yield {
-          type: 'task', id: taskId(day, user, task), userId: USERS[user]!.id, date,
-          title: `Task ${task} of day ${day}`, projectId: PROJECTS[(day + task) % PROJECTS.length],
+          type: 'task',
+          id: taskId(day, user, task),
+          userId: USERS[user]!.id,
+          date,
+          title: `Task ${task} of day ${day}`,
+          projectId: PROJECTS[(day + task) % PROJECTS.length],
         };
       }
     }
@@ -48,12 +53,18 @@ function* records(activities: number): Generator<object> {
       for (let task = 0; task < TASKS_PER_DAY; task++) {
         for (let step = 0; step < ACTIVITIES_PER_TASK; step++) {
           if (written++ >= activities) return;
-          const start = FIRST_DAY + day * DAY_MS + 8 * 3_600_000 + (task * ACTIVITIES_PER_TASK + step) * ACTIVITY_MINUTES * 60_000;
+          const start =
+            FIRST_DAY + day * DAY_MS + 8 * 3_600_000 + (task * ACTIVITIES_PER_TASK + step) * ACTIVITY_MINUTES * 60_000;
           yield {
-            type: 'activity', id: `a_${day}_${user}_${task}_${step}`, userId: USERS[user]!.id,
-            start: new Date(start).toISOString(), durationMinutes: ACTIVITY_MINUTES,
-            headline: `Step ${step} of task ${task}`, description: 'Worked in the editor and the browser',
-            taskId: taskId(day, user, task), categoryId: CATEGORIES[step % CATEGORIES.length],
+            type: 'activity',
+            id: `a_${day}_${user}_${task}_${step}`,
+            userId: USERS[user]!.id,
+            start: new Date(start).toISOString(),
+            durationMinutes: ACTIVITY_MINUTES,
+            headline: `Step ${step} of task ${task}`,
+            description: 'Worked in the editor and the browser',
+            taskId: taskId(day, user, task),
+            categoryId: CATEGORIES[step % CATEGORIES.length],
           };
         }
       }

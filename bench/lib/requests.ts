@@ -5,7 +5,6 @@
 import type { DatasetFacts } from '../dataset.ts';
 import { DAY_MS } from '../../src/lib/time.ts';
 
-
 export interface LoadRequest {
   method?: 'GET' | 'POST';
   path: string;
@@ -18,7 +17,13 @@ export const keyHeader = (key: string) => ({ 'x-api-key': key });
 /** Ranges end at the midnight (UTC) after the dataset's last activity. */
 export const rangeEnd = (facts: DatasetFacts) => Math.ceil(facts.lastStart / DAY_MS) * DAY_MS;
 
-export function reportRequest(key: string, level: string, days: number, facts: DatasetFacts, extra: object = {}): LoadRequest {
+export function reportRequest(
+  key: string,
+  level: string,
+  days: number,
+  facts: DatasetFacts,
+  extra: object = {},
+): LoadRequest {
   const to = rangeEnd(facts);
   return {
     method: 'POST',
@@ -58,7 +63,11 @@ function kindOf(n: number): MixedKind {
  * (`summaryDays`, from summaryDaysOf), 10 % /projects, 10 % /search, 20 % /user.
  * `mixedRequests(facts, days)(n)` is the n-th request; `only` keeps one kind.
  */
-export function mixedRequests(facts: DatasetFacts, summaryDays: ReadonlyMap<string, string[]>, only?: MixedKind): (n: number) => LoadRequest {
+export function mixedRequests(
+  facts: DatasetFacts,
+  summaryDays: ReadonlyMap<string, string[]>,
+  only?: MixedKind,
+): (n: number) => LoadRequest {
   const users = facts.paidUsers;
   const to = rangeEnd(facts);
   return (n) => {
@@ -66,18 +75,34 @@ export function mixedRequests(facts: DatasetFacts, summaryDays: ReadonlyMap<stri
     const headers = keyHeader(facts.keys[user]!);
     switch (only ?? kindOf(n)) {
       case 'report-day-7d':
-        return { method: 'POST', path: '/report', headers, body: JSON.stringify({ dateRange: { from: to - 7 * DAY_MS, to }, aggregationLevel: 'day' }) };
+        return {
+          method: 'POST',
+          path: '/report',
+          headers,
+          body: JSON.stringify({ dateRange: { from: to - 7 * DAY_MS, to }, aggregationLevel: 'day' }),
+        };
       case 'report-activity-1d':
-        return { method: 'POST', path: '/report', headers, body: JSON.stringify({ dateRange: { from: to - DAY_MS, to }, aggregationLevel: 'activity' }) };
+        return {
+          method: 'POST',
+          path: '/report',
+          headers,
+          body: JSON.stringify({ dateRange: { from: to - DAY_MS, to }, aggregationLevel: 'activity' }),
+        };
       case 'message': {
         const days = summaryDays.get(user) ?? [];
-        const date = days[Math.floor(n / users.length) % days.length] ?? new Date(to - DAY_MS).toISOString().slice(0, 10);
+        const date =
+          days[Math.floor(n / users.length) % days.length] ?? new Date(to - DAY_MS).toISOString().slice(0, 10);
         return { path: `/message?date=${date}&format=${n % 4 === 0 ? 'slack' : 'html'}`, headers };
       }
       case 'projects':
         return { path: '/projects', headers };
       case 'search':
-        return { method: 'POST', path: '/search', headers, body: JSON.stringify({ query: facts.words[n % facts.words.length], days: 7 }) };
+        return {
+          method: 'POST',
+          path: '/search',
+          headers,
+          body: JSON.stringify({ query: facts.words[n % facts.words.length], days: 7 }),
+        };
       case 'user':
         return { path: '/user', headers };
     }
@@ -90,6 +115,8 @@ export function scenarioRequests(facts: DatasetFacts): Record<string, LoadReques
   return {
     'report-day-year': reportRequest(heavyKey, 'day', 365, facts),
     'report-activity-90d': reportRequest(heavyKey, 'activity', 90, facts),
-    ...(facts.team ? { 'report-team': reportRequest(facts.team.memberKey, 'day', 90, facts, { teamIds: [facts.team.id] }) } : {}),
+    ...(facts.team
+      ? { 'report-team': reportRequest(facts.team.memberKey, 'day', 90, facts, { teamIds: [facts.team.id] }) }
+      : {}),
   };
 }

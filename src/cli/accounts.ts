@@ -5,8 +5,18 @@ import { isValidTimezone } from '../lib/time.ts';
 import { generateApiKey, hashApiKey, newId } from '../services/api-keys.ts';
 import { SCOPES, currentScopes, scopeNamed } from '../services/scopes.ts';
 import {
-  type UserChanges, findTeam, findUser, insertApiKey, insertTeam, insertUser, listApiKeys, listUsers,
-  revokeApiKey, setMemberStatus, updateUser, upsertMember,
+  type UserChanges,
+  findTeam,
+  findUser,
+  insertApiKey,
+  insertTeam,
+  insertUser,
+  listApiKeys,
+  listUsers,
+  revokeApiKey,
+  setMemberStatus,
+  updateUser,
+  upsertMember,
 } from '../storage/accounts.ts';
 import { writeRecords } from '../storage/writes.ts';
 import { type CommandIo, UsageError, parseChoice } from './context.ts';
@@ -33,7 +43,9 @@ const KEY_OPTIONS: Record<string, string> = { userId: '--user', name: '--name', 
 
 /** A field's maxLength in the dataset schema, for help texts. */
 function maxLength(type: RecordType, field: string): number | undefined {
-  const defs = (datasetSchema as unknown as { $defs: Record<string, { properties?: Record<string, { maxLength?: number }> }> }).$defs;
+  const defs = (
+    datasetSchema as unknown as { $defs: Record<string, { properties?: Record<string, { maxLength?: number }> }> }
+  ).$defs;
   return defs[type]?.properties?.[field]?.maxLength;
 }
 
@@ -67,7 +79,8 @@ function checkRecord(
 }
 
 function checkTimezone(tz: string): string {
-  if (!isValidTimezone(tz)) throw new UsageError(`--timezone must be an IANA timezone such as Europe/Berlin (got "${tz}")`);
+  if (!isValidTimezone(tz))
+    throw new UsageError(`--timezone must be an IANA timezone such as Europe/Berlin (got "${tz}")`);
   return tz;
 }
 
@@ -80,7 +93,13 @@ function checkTarget(value: string): number {
 function uniqueViolation(err: unknown): never {
   const message = (err as Error).message;
   if (/unique|duplicate key/i.test(message)) {
-    throw new UsageError(/email/.test(message) ? 'that e-mail address is already in use' : /handle/.test(message) ? 'that handle is already in use' : 'that id is already in use');
+    throw new UsageError(
+      /email/.test(message)
+        ? 'that e-mail address is already in use'
+        : /handle/.test(message)
+          ? 'that handle is already in use'
+          : 'that id is already in use',
+    );
   }
   throw err;
 }
@@ -93,7 +112,10 @@ export function register(program: Command, { out, err, withStorage }: CommandIo)
     .requiredOption('--email <email>', 'sign-in e-mail address (unique)')
     .option('--id <id>', 'user id, 1 to 128 characters of A-Z a-z 0-9 _ . : - (default: generated)')
     .option('--name <name>', `name from the settings, at most ${maxLength('user', 'name')} characters`)
-    .option('--display-name <name>', `display name from the identity provider, at most ${maxLength('user', 'displayName')} characters`)
+    .option(
+      '--display-name <name>',
+      `display name from the identity provider, at most ${maxLength('user', 'displayName')} characters`,
+    )
     .option('--handle <handle>', 'unique handle, 2 to 40 characters of a-z 0-9 _ . -')
     .option('--timezone <tz>', 'IANA timezone', 'UTC')
     .option('--plan <plan>', 'free, core or pro', 'core')
@@ -112,11 +134,22 @@ export function register(program: Command, { out, err, withStorage }: CommandIo)
         weekStart: parseChoice('--week-start', o.weekStart, WEEK_STARTS),
         createdAt: Date.now(),
       };
-      checkRecord('user', userRecord({
-        id: user.id, email: user.email, name: user.name, display_name: user.displayName, handle: user.handle,
-        timezone: user.timezone, plan: user.plan, daily_target_minutes: user.dailyTargetMinutes, week_start: user.weekStart,
-        created_at: user.createdAt,
-      }), USER_OPTIONS);
+      checkRecord(
+        'user',
+        userRecord({
+          id: user.id,
+          email: user.email,
+          name: user.name,
+          display_name: user.displayName,
+          handle: user.handle,
+          timezone: user.timezone,
+          plan: user.plan,
+          daily_target_minutes: user.dailyTargetMinutes,
+          week_start: user.weekStart,
+          created_at: user.createdAt,
+        }),
+        USER_OPTIONS,
+      );
       await withStorage((s) => insertUser(s.db, user).catch(uniqueViolation));
       out(user.id);
     });
@@ -132,11 +165,16 @@ export function register(program: Command, { out, err, withStorage }: CommandIo)
 
   users
     .command('update')
-    .description('change a user (the options of create except --id); a new timezone moves their activities to their new local days')
+    .description(
+      'change a user (the options of create except --id); a new timezone moves their activities to their new local days',
+    )
     .argument('<id>', 'user id')
     .option('--email <email>', 'sign-in e-mail address (unique)')
     .option('--name <name>', `name from the settings, at most ${maxLength('user', 'name')} characters ("" clears)`)
-    .option('--display-name <name>', `display name from the identity provider, at most ${maxLength('user', 'displayName')} characters ("" clears)`)
+    .option(
+      '--display-name <name>',
+      `display name from the identity provider, at most ${maxLength('user', 'displayName')} characters ("" clears)`,
+    )
     .option('--handle <handle>', 'unique handle, 2 to 40 characters of a-z 0-9 _ . -')
     .option('--timezone <tz>', 'IANA timezone')
     .option('--plan <plan>', 'free, core or pro')
@@ -155,14 +193,19 @@ export function register(program: Command, { out, err, withStorage }: CommandIo)
       if (Object.keys(changes).length === 0) throw new UsageError('nothing to change: give at least one option');
       // The stored user with the changes is checked; an error in a field this command does not
       // change names the stored user rather than an option.
-      const given = Object.fromEntries(Object.keys(changes).map((column) => {
-        const field = column.replace(/_(.)/g, (_, c: string) => c.toUpperCase());
-        return [field, USER_OPTIONS[field]!];
-      }));
+      const given = Object.fromEntries(
+        Object.keys(changes).map((column) => {
+          const field = column.replace(/_(.)/g, (_, c: string) => c.toUpperCase());
+          return [field, USER_OPTIONS[field]!];
+        }),
+      );
       await withStorage(async (s) => {
         const before = await findUser(s.db, id);
         if (!before) throw new UsageError(`no user with id "${id}"`);
-        checkRecord('user', userRecord({ ...before, ...changes }), given, { what: `the stored user "${id}"`, options: USER_OPTIONS_UPDATE });
+        checkRecord('user', userRecord({ ...before, ...changes }), given, {
+          what: `the stored user "${id}"`,
+          options: USER_OPTIONS_UPDATE,
+        });
         await writeRecords(s, {}, (session) => updateUser(session, id, changes).catch(uniqueViolation));
       });
       out(`updated ${id}`);
@@ -204,7 +247,7 @@ export function register(program: Command, { out, err, withStorage }: CommandIo)
 
   teams
     .command('set-member-status')
-    .description('activate or deactivate a user\'s membership of a team')
+    .description("activate or deactivate a user's membership of a team")
     .requiredOption('--team <id>', 'team id')
     .requiredOption('--user <id>', 'user id')
     .requiredOption('--status <status>', 'active or inactive')
@@ -227,7 +270,10 @@ export function register(program: Command, { out, err, withStorage }: CommandIo)
     )
     .description('create a key; the key is printed once and stored only as a hash')
     .action(async (o) => {
-      const names = String(o.scopes).split(',').map((s) => s.trim()).filter(Boolean);
+      const names = String(o.scopes)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const bad = names.find((s) => scopeNamed(s) === undefined);
       if (bad !== undefined) throw new UsageError(`unknown scope "${bad}"; scopes are ${SCOPES.join(', ')}`);
       if (names.length === 0) throw new UsageError('--scopes needs at least one scope');
@@ -246,7 +292,7 @@ export function register(program: Command, { out, err, withStorage }: CommandIo)
 
   keys
     .command('list')
-    .option('--user <id>', 'only this user\'s keys')
+    .option('--user <id>', "only this user's keys")
     .description('list keys as tab-separated id, user, name, scopes, state, last used')
     .action(async (o) => {
       for (const k of await withStorage((s) => listApiKeys(s.db, o.user))) {

@@ -38,12 +38,16 @@ export function register(program: Command, { stdout, stderr, out, err, withStora
         bar?.stop();
         const total = Object.values(counts).reduce((a, b) => a + b, 0);
         const seconds = (Date.now() - started) / 1000;
-        const detail = Object.entries(counts).filter(([, n]) => n > 0).map(([t, n]) => `${t}: ${n}`).join(', ');
+        const detail = Object.entries(counts)
+          .filter(([, n]) => n > 0)
+          .map(([t, n]) => `${t}: ${n}`)
+          .join(', ');
         out(`imported ${total} records in ${seconds.toFixed(1)} s (${detail || 'nothing'})`);
       } catch (error) {
         bar?.stop();
         // Exit status 1, not a usage error: the file is at fault, not how the command was called.
-        if (error instanceof ImportError) throw new Error(`import failed, nothing was changed: ${error.message}`, { cause: error });
+        if (error instanceof ImportError)
+          throw new Error(`import failed, nothing was changed: ${error.message}`, { cause: error });
         throw error;
       }
     });

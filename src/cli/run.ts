@@ -21,7 +21,9 @@ let modules: Promise<CommandModule[]> | null = null;
 function commandModules(): Promise<CommandModule[]> {
   modules ??= (async () => {
     const files = (await readdir(here)).filter((f) => f.endsWith('.ts') && !NOT_COMMANDS.has(f)).sort();
-    return Promise.all(files.map(async (file) => (await import(pathToFileURL(join(here, file)).href)) as CommandModule));
+    return Promise.all(
+      files.map(async (file) => (await import(pathToFileURL(join(here, file)).href)) as CommandModule),
+    );
   })();
   return modules;
 }

@@ -23,7 +23,10 @@ export function register(program: Command, { stderr, out, withStorage }: Command
         const user = options.user === undefined ? undefined : await findUser(storage.db, options.user);
         if (options.user !== undefined && !user) throw new UsageError(`no user with id "${options.user}"`);
         const bar = stderr.isTTY
-          ? new SingleBar({ format: 'summaries |{bar}| {value}/{total} users | {built} built | {duration}s', stream: stderr })
+          ? new SingleBar({
+              format: 'summaries |{bar}| {value}/{total} users | {built} built | {duration}s',
+              stream: stderr,
+            })
           : null;
         const started = Date.now();
         bar?.start(0, 0, { built: 0 });

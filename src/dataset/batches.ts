@@ -10,20 +10,41 @@
  */
 import { createLocalDateMemo } from '../lib/time.ts';
 import { upsertApiKeys, upsertTeams, upsertUsers } from '../storage/accounts.ts';
-import { type ActivityRow, type ActivityUpsert, prepareActivityUpsert, upsertActivities } from '../storage/activities.ts';
+import {
+  type ActivityRow,
+  type ActivityUpsert,
+  prepareActivityUpsert,
+  upsertActivities,
+} from '../storage/activities.ts';
 import { upsertDayComments } from '../storage/day-comments.ts';
 import { upsertCategories, upsertPortfolios, upsertProjects } from '../storage/projects.ts';
 import { upsertTasks } from '../storage/tasks.ts';
 import type { WriteSession } from '../storage/writes.ts';
 import { placedError } from './import-error.ts';
 import type {
-  ActivityRecord, ApiKeyRecord, CategoryRecord, DayCommentRecord, PortfolioRecord, ProjectRecord,
-  TaskRecord, TeamRecord, UserRecord,
+  ActivityRecord,
+  ApiKeyRecord,
+  CategoryRecord,
+  DayCommentRecord,
+  PortfolioRecord,
+  ProjectRecord,
+  TaskRecord,
+  TeamRecord,
+  UserRecord,
 } from './records.ts';
 import type { ReferenceChecks } from './references.ts';
 import {
-  activityRow, apiKeyId, apiKeyRow, categoryRow, dayCommentRow, keyHashOf, portfolioRow, projectRow, taskRow,
-  teamRows, userRow,
+  activityRow,
+  apiKeyId,
+  apiKeyRow,
+  categoryRow,
+  dayCommentRow,
+  keyHashOf,
+  portfolioRow,
+  projectRow,
+  taskRow,
+  teamRows,
+  userRow,
 } from './rows.ts';
 import { RECORD_TYPES, type RecordType } from './schema.ts';
 
@@ -175,7 +196,10 @@ export class ImportBatches {
         await upsertCategories(session, (records as CategoryRecord[]).map(categoryRow));
         break;
       case 'project':
-        await upsertProjects(session, (records as ProjectRecord[]).map((p) => projectRow(p, this.now)));
+        await upsertProjects(
+          session,
+          (records as ProjectRecord[]).map((p) => projectRow(p, this.now)),
+        );
         break;
       case 'task':
         await this.writeTasks(records as TaskRecord[]);
@@ -187,7 +211,10 @@ export class ImportBatches {
         await upsertDayComments(session, (records as DayCommentRecord[]).map(dayCommentRow));
         break;
       case 'apiKey':
-        await upsertApiKeys(session, (records as ApiKeyRecord[]).map((k) => apiKeyRow(k, this.now)));
+        await upsertApiKeys(
+          session,
+          (records as ApiKeyRecord[]).map((k) => apiKeyRow(k, this.now)),
+        );
         break;
     }
     this.applied += records.length;

@@ -8,8 +8,15 @@ import { once } from 'node:events';
 import type { UserRow } from '../storage/accounts.ts';
 import type { Storage } from '../storage/database.ts';
 import {
-  activitiesAfter, apiKeysAfter, categoriesAfter, dayCommentsAfter, portfoliosAfter, projectsAfter, tasksAfter,
-  teamsAfter, usersAfter,
+  activitiesAfter,
+  apiKeysAfter,
+  categoriesAfter,
+  dayCommentsAfter,
+  portfoliosAfter,
+  projectsAfter,
+  tasksAfter,
+  teamsAfter,
+  usersAfter,
 } from '../storage/export.ts';
 import { ARRAY_OF, type RecordType } from './schema.ts';
 
@@ -130,7 +137,17 @@ const pages: Record<RecordType, Page> = {
     })),
 };
 
-const ORDER: RecordType[] = ['user', 'team', 'portfolio', 'category', 'project', 'task', 'activity', 'dayComment', 'apiKey'];
+const ORDER: RecordType[] = [
+  'user',
+  'team',
+  'portfolio',
+  'category',
+  'project',
+  'task',
+  'activity',
+  'dayComment',
+  'apiKey',
+];
 
 async function write(out: Writable, text: string): Promise<void> {
   if (!out.write(text)) await once(out, 'drain');

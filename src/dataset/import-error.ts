@@ -9,7 +9,9 @@ export function placedError(err: unknown, where: string): ImportError {
   if (err instanceof ImportError) return err;
   const message = err instanceof Error ? err.message : String(err);
   if (/unique|duplicate key/i.test(message)) {
-    return new ImportError(`${where}: conflicts with an existing record (${/email/i.test(message) ? 'email' : 'unique field'} already in use)`);
+    return new ImportError(
+      `${where}: conflicts with an existing record (${/email/i.test(message) ? 'email' : 'unique field'} already in use)`,
+    );
   }
   return new ImportError(`${where}: ${message}`);
 }

@@ -27,7 +27,11 @@ export interface ImportOptions {
 const LARGE_IMPORT_RECORDS = 10_000;
 
 /** Imports one file in one transaction; on any error nothing is changed and ImportError says where. */
-export async function importDataset(storage: Storage, path: string, options: ImportOptions = {}): Promise<ImportCounts> {
+export async function importDataset(
+  storage: Storage,
+  path: string,
+  options: ImportOptions = {},
+): Promise<ImportCounts> {
   const clock = options.now ?? Date.now;
   const now = clock();
   // Once the file is written, what fails (completing the derived data, committing) fails the file.

@@ -8,7 +8,12 @@ import { createInterface } from 'node:readline';
 import { fieldHoldingNul, NUL_RULE } from '../lib/nul.ts';
 import { ImportError } from './import-error.ts';
 import {
-  ARRAY_OF, RECORD_TYPES, type RecordType, describeSchemaError, recordValidator, validateDocument,
+  ARRAY_OF,
+  RECORD_TYPES,
+  type RecordType,
+  describeSchemaError,
+  recordValidator,
+  validateDocument,
 } from './schema.ts';
 
 /**

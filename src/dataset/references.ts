@@ -10,7 +10,14 @@ import { activityOfAnotherUser, findTaskOwner, type TaskOwner } from '../storage
 import type { WriteSession } from '../storage/writes.ts';
 import { ImportError } from './import-error.ts';
 import type {
-  ActivityRecord, ApiKeyRecord, DayCommentRecord, PortfolioRecord, ProjectRecord, TaskRecord, TeamRecord, UserRecord,
+  ActivityRecord,
+  ApiKeyRecord,
+  DayCommentRecord,
+  PortfolioRecord,
+  ProjectRecord,
+  TaskRecord,
+  TeamRecord,
+  UserRecord,
 } from './records.ts';
 import { apiKeyId, keyHashOf } from './rows.ts';
 import type { RecordType } from './schema.ts';
@@ -99,7 +106,8 @@ export class ReferenceChecks {
         const listed = new Set<string>();
         for (const [i, m] of (t.members ?? []).entries()) {
           this.requireUser(where, `members[${i}].userId`, m.userId);
-          if (listed.has(m.userId)) throw new ImportError(`${where}: members[${i}].userId: "${m.userId}" is listed twice`);
+          if (listed.has(m.userId))
+            throw new ImportError(`${where}: members[${i}].userId: "${m.userId}" is listed twice`);
           listed.add(m.userId);
         }
         this.teams.add(t.id);
@@ -179,7 +187,12 @@ export class ReferenceChecks {
   }
 
   private claimUnique(
-    owners: UniqueOwners, where: string, field: string, value: string | null, kind: string, id: string,
+    owners: UniqueOwners,
+    where: string,
+    field: string,
+    value: string | null,
+    kind: string,
+    id: string,
   ): void {
     const owner = owners.claim(value, id);
     if (owner !== id) {

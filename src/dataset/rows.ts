@@ -9,12 +9,25 @@ import { localNoon, parseInstant } from '../lib/time.ts';
 import type { ActivityRow } from '../storage/activities.ts';
 import type { DayCommentRow } from '../storage/day-comments.ts';
 import type {
-  ApiKeysTable, CategoriesTable, PortfoliosTable, ProjectsTable, TeamMembersTable, TeamsTable, UsersTable,
+  ApiKeysTable,
+  CategoriesTable,
+  PortfoliosTable,
+  ProjectsTable,
+  TeamMembersTable,
+  TeamsTable,
+  UsersTable,
 } from '../storage/schema.ts';
 import type { TaskRow } from '../storage/tasks.ts';
 import type {
-  ActivityRecord, ApiKeyRecord, CategoryRecord, DayCommentRecord, PortfolioRecord, ProjectRecord,
-  TaskRecord, TeamRecord, UserRecord,
+  ActivityRecord,
+  ApiKeyRecord,
+  CategoryRecord,
+  DayCommentRecord,
+  PortfolioRecord,
+  ProjectRecord,
+  TaskRecord,
+  TeamRecord,
+  UserRecord,
 } from './records.ts';
 
 const bool = (value: boolean | undefined, fallback: boolean) => ((value ?? fallback) ? 1 : 0);
@@ -37,12 +50,19 @@ export function userRow(u: UserRecord): Insertable<UsersTable> {
 }
 
 /** Teams and their whole member lists, in listed order. */
-export function teamRows(records: TeamRecord[]): { teams: Insertable<TeamsTable>[]; members: Insertable<TeamMembersTable>[] } {
+export function teamRows(records: TeamRecord[]): {
+  teams: Insertable<TeamsTable>[];
+  members: Insertable<TeamMembersTable>[];
+} {
   return {
     teams: records.map((t) => ({ id: t.id, name: t.name })),
     members: records.flatMap((t) =>
       (t.members ?? []).map((m, position) => ({
-        team_id: t.id, user_id: m.userId, status: m.status ?? 'active', role: m.role ?? 'member', position,
+        team_id: t.id,
+        user_id: m.userId,
+        status: m.status ?? 'active',
+        role: m.role ?? 'member',
+        position,
       })),
     ),
   };

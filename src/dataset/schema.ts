@@ -10,7 +10,15 @@ import addFormatsModule from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 
 export const RECORD_TYPES = [
-  'user', 'team', 'portfolio', 'category', 'project', 'task', 'activity', 'dayComment', 'apiKey',
+  'user',
+  'team',
+  'portfolio',
+  'category',
+  'project',
+  'task',
+  'activity',
+  'dayComment',
+  'apiKey',
 ] as const;
 export type RecordType = (typeof RECORD_TYPES)[number];
 
@@ -88,11 +96,16 @@ export function describeSchemaError(error: ErrorObject | undefined, prefix = '')
   const extra = (error.params as { additionalProperty?: string }).additionalProperty;
   if (missing) path.push(missing);
   if (extra) path.push(extra);
-  const field = [prefix, ...path].filter(Boolean).join('.').replace(/\.(\d+)(?=\.|$)/g, '[$1]');
+  const field = [prefix, ...path]
+    .filter(Boolean)
+    .join('.')
+    .replace(/\.(\d+)(?=\.|$)/g, '[$1]');
   let message = error.message ?? 'is invalid';
   if (error.keyword === 'additionalProperties') message = 'is not a known field';
-  if (error.keyword === 'enum') message = `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
-  if (error.keyword === 'const') message = `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
+  if (error.keyword === 'enum')
+    message = `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+  if (error.keyword === 'const')
+    message = `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
   if (error.keyword === 'format') message = FORMAT_MESSAGES[(error.params as { format: string }).format] ?? message;
   if (error.keyword === 'pattern') {
     const { pattern } = error.params as { pattern: string };

@@ -7,8 +7,17 @@
 import type { ActivityRecord, DayCommentRecord, TaskRecord } from '../dataset/records.ts';
 import { localNoon, weekdayOf } from '../lib/time.ts';
 import {
-  BUGS, CATEGORIES, CHANNELS, COMPONENTS, CUSTOMERS, type CategoryKey, DAY_COMMENTS, DAY_OFF_COMMENTS,
-  FEATURES, FILES, MEETINGS,
+  BUGS,
+  CATEGORIES,
+  CHANNELS,
+  COMPONENTS,
+  CUSTOMERS,
+  type CategoryKey,
+  DAY_COMMENTS,
+  DAY_OFF_COMMENTS,
+  FEATURES,
+  FILES,
+  MEETINGS,
 } from './catalog.ts';
 import { type Random, createRandom } from './random.ts';
 import type { DemoPerson, WorkProject } from './workspace.ts';
@@ -32,7 +41,13 @@ const FOCUS_TASKS = [
 ] as const;
 
 const HEADLINES: Record<CategoryKey, readonly string[]> = {
-  focus: ['{file} — Visual Studio Code', 'Terminal — npm test', 'Terminal — git rebase', '{feature} — Figma', 'localhost:3000 — {feature}'],
+  focus: [
+    '{file} — Visual Studio Code',
+    'Terminal — npm test',
+    'Terminal — git rebase',
+    '{feature} — Figma',
+    'localhost:3000 — {feature}',
+  ],
   meetings: ['Zoom — {title}', 'Google Meet — {title}', 'Meeting room — {title}'],
   communication: ['Slack — #{channel}', 'Mail — Inbox', 'Mail — Re: {feature}', 'Helpdesk — ticket #{n}'],
   planning: ['Linear — {title}', 'Notion — {title}', 'Calendar — next week', 'Spreadsheet — estimates'],
@@ -56,13 +71,20 @@ interface Session {
 
 function pickWord(name: string, random: Random): string {
   switch (name) {
-    case 'feature': return random.pick(FEATURES);
-    case 'bug': return random.pick(BUGS);
-    case 'component': return random.pick(COMPONENTS);
-    case 'file': return random.pick(FILES);
-    case 'channel': return random.pick(CHANNELS);
-    case 'n': return String(random.int(12, 980));
-    default: return name;
+    case 'feature':
+      return random.pick(FEATURES);
+    case 'bug':
+      return random.pick(BUGS);
+    case 'component':
+      return random.pick(COMPONENTS);
+    case 'file':
+      return random.pick(FILES);
+    case 'channel':
+      return random.pick(CHANNELS);
+    case 'n':
+      return String(random.int(12, 980));
+    default:
+      return name;
   }
 }
 
@@ -86,12 +108,18 @@ function focusProjects(person: DemoPerson, random: Random): WorkProject[] {
 
 function sessionLength(kind: CategoryKey, random: Random): number {
   switch (kind) {
-    case 'focus': return random.int(6, 24) * 5;
-    case 'meetings': return random.int(1, 4) * 15;
-    case 'communication': return random.int(2, 6) * 5;
-    case 'planning': return random.int(3, 9) * 5;
-    case 'review': return random.int(3, 9) * 5;
-    case 'learning': return random.int(4, 12) * 5;
+    case 'focus':
+      return random.int(6, 24) * 5;
+    case 'meetings':
+      return random.int(1, 4) * 15;
+    case 'communication':
+      return random.int(2, 6) * 5;
+    case 'planning':
+      return random.int(3, 9) * 5;
+    case 'review':
+      return random.int(3, 9) * 5;
+    case 'learning':
+      return random.int(4, 12) * 5;
   }
 }
 
@@ -115,7 +143,12 @@ function planWorkDay(person: DemoPerson, random: Random): { start: number; block
       continue;
     }
     const kind = random.weighted<CategoryKey>([
-      ['focus', 50], ['meetings', 18], ['communication', 14], ['planning', 8], ['review', 7], ['learning', 3],
+      ['focus', 50],
+      ['meetings', 18],
+      ['communication', 14],
+      ['planning', 8],
+      ['review', 7],
+      ['learning', 3],
     ]);
     const minutes = Math.min(sessionLength(kind, random), target - tracked);
     blocks.push({ kind, minutes });
@@ -192,25 +225,42 @@ class TaskBook {
             projectId: pickProject(person.teamProjects, date, random)?.id ?? null,
           });
         }
-        return this.task(random.pick(MEETINGS), { projectId: pickProject(person.teamProjects, date, random)?.id ?? null });
+        return this.task(random.pick(MEETINGS), {
+          projectId: pickProject(person.teamProjects, date, random)?.id ?? null,
+        });
       }
       case 'communication':
         if (random.chance(0.6)) return null;
-        return this.task(random.chance(0.5) ? 'Answer support tickets' : `Write release notes for v${random.int(2, 4)}.${random.int(0, 19)}`, {
-          projectId: pickProject(person.teamProjects, date, random)?.id ?? null,
-        });
+        return this.task(
+          random.chance(0.5)
+            ? 'Answer support tickets'
+            : `Write release notes for v${random.int(2, 4)}.${random.int(0, 19)}`,
+          {
+            projectId: pickProject(person.teamProjects, date, random)?.id ?? null,
+          },
+        );
       case 'planning': {
         const admin = person.personalProjects[0];
         if (admin && random.chance(0.1)) return this.task('Expense report and time sheet', { projectId: admin.id });
-        const project = pickProject(person.teamProjects.length > 0 ? person.teamProjects : person.workProjects, date, random);
-        const title = random.pick(['Plan next sprint', `Roadmap review: ${project?.name ?? 'next quarter'}`, `Estimate ${random.pick(FEATURES)}`]);
+        const project = pickProject(
+          person.teamProjects.length > 0 ? person.teamProjects : person.workProjects,
+          date,
+          random,
+        );
+        const title = random.pick([
+          'Plan next sprint',
+          `Roadmap review: ${project?.name ?? 'next quarter'}`,
+          `Estimate ${random.pick(FEATURES)}`,
+        ]);
         return this.task(title, { projectId: project?.id ?? null });
       }
       case 'review': {
         const feature = random.pick(FEATURES);
         return this.task(`Review pull request #${random.int(100, 2400)}: ${feature}`, {
           description: `Check the ${feature} change for edge cases and missing tests.`,
-          projectId: pickProject(person.teamProjects.length > 0 ? person.teamProjects : person.workProjects, date, random)?.id ?? null,
+          projectId:
+            pickProject(person.teamProjects.length > 0 ? person.teamProjects : person.workProjects, date, random)?.id ??
+            null,
         });
       }
       case 'learning':
@@ -223,14 +273,21 @@ class TaskBook {
 
 /** Activities of one session, one every five minutes from `startMinute` (local). */
 function sessionActivities(
-  person: DemoPerson, date: string, noon: number, session: Session, startMinute: number, task: TaskRecord | null,
-  random: Random, nextId: () => string,
+  person: DemoPerson,
+  date: string,
+  noon: number,
+  session: Session,
+  startMinute: number,
+  task: TaskRecord | null,
+  random: Random,
+  nextId: () => string,
 ): ActivityRecord[] {
   const out: ActivityRecord[] = [];
   const title = task?.title ?? 'Inbox';
   let headline = fill(random.pick(HEADLINES[session.kind]), random, { title });
   // Time without a task may still belong to a project (chat in a team channel).
-  const projectId = task === null && random.chance(0.3) ? (pickProject(person.teamProjects, date, random)?.id ?? null) : null;
+  const projectId =
+    task === null && random.chance(0.3) ? (pickProject(person.teamProjects, date, random)?.id ?? null) : null;
   for (let minute = startMinute; minute < startMinute + session.minutes; minute += SLOT_MINUTES) {
     if (random.chance(0.25)) headline = fill(random.pick(HEADLINES[session.kind]), random, { title });
     const activity: ActivityRecord = {
@@ -274,10 +331,28 @@ function planDay(person: DemoPerson, date: string, seed: string): DayRecords {
 
   if (weekday === 0 || weekday === 6) {
     if (random.chance(0.08)) {
-      const session: Session = { kind: random.chance(0.5) ? 'learning' : 'focus', minutes: random.int(6, 18) * SLOT_MINUTES };
+      const session: Session = {
+        kind: random.chance(0.5) ? 'learning' : 'focus',
+        minutes: random.int(6, 18) * SLOT_MINUTES,
+      };
       const task = session.kind === 'learning' ? book.forSession('learning') : book.forSession('focus');
-      activities.push(...sessionActivities(person, date, noon, session, 10 * 60 + random.int(0, 48) * SLOT_MINUTES, task, random, nextId));
-      return { tasks: book.tasks, activities, comment: random.chance(0.3) ? comment('Caught up on a few things over the weekend.') : null };
+      activities.push(
+        ...sessionActivities(
+          person,
+          date,
+          noon,
+          session,
+          10 * 60 + random.int(0, 48) * SLOT_MINUTES,
+          task,
+          random,
+          nextId,
+        ),
+      );
+      return {
+        tasks: book.tasks,
+        activities,
+        comment: random.chance(0.3) ? comment('Caught up on a few things over the weekend.') : null,
+      };
     }
     // Now and then a weekend day holds only a comment, which reports show without tracked time.
     return { tasks: [], activities: [], comment: random.chance(0.03) ? comment(random.pick(DAY_OFF_COMMENTS)) : null };

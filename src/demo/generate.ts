@@ -48,7 +48,10 @@ function* recordsOfType(items: Iterable<DemoRecord>, type: RecordType): Generato
 }
 
 /** Every record of the demo dataset, generated lazily. */
-export function* demoRecords(options: DemoOptions, workspace: DemoWorkspace = buildWorkspace(options)): Generator<DemoRecord> {
+export function* demoRecords(
+  options: DemoOptions,
+  workspace: DemoWorkspace = buildWorkspace(options),
+): Generator<DemoRecord> {
   const fixed = workspaceRecords(workspace);
   for (const type of ['user', 'team', 'portfolio', 'category', 'project', 'apiKey'] as const) {
     for (const record of fixed[type] ?? []) yield { type, record };
@@ -86,7 +89,11 @@ function emptyCounts(): DemoCounts {
 }
 
 /** Writes the dataset as NDJSON, one `{"type": …}` record a line. */
-export async function writeDemoNdjson(options: DemoOptions, out: Writable, onRecord?: (n: number) => void): Promise<DemoCounts> {
+export async function writeDemoNdjson(
+  options: DemoOptions,
+  out: Writable,
+  onRecord?: (n: number) => void,
+): Promise<DemoCounts> {
   const counts = emptyCounts();
   const writer = new ChunkedWriter(out);
   let n = 0;

@@ -26,7 +26,9 @@ export interface DemoImportProgress {
 }
 
 export async function importDemo(
-  storage: Storage, options: DemoOptions, onProgress?: (progress: DemoImportProgress) => void,
+  storage: Storage,
+  options: DemoOptions,
+  onProgress?: (progress: DemoImportProgress) => void,
 ): Promise<DemoImport> {
   const dir = await mkdtemp(join(tmpdir(), 'daybook-demo-'));
   try {

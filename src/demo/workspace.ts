@@ -5,13 +5,25 @@
  */
 import { createHash } from 'node:crypto';
 import type {
-  ApiKeyRecord, CategoryRecord, PortfolioRecord, ProjectRecord, TeamRecord, UserRecord,
+  ApiKeyRecord,
+  CategoryRecord,
+  PortfolioRecord,
+  ProjectRecord,
+  TeamRecord,
+  UserRecord,
 } from '../dataset/records.ts';
 import { addDays, localDateOf, firstInstantOfLocalDay } from '../lib/time.ts';
 import { SCOPES } from '../services/scopes.ts';
 import {
-  CATEGORIES, COLORS, CONFIDENTIAL_PROJECTS, FIRST_NAMES, LAST_NAMES, PERSONAL_PROJECTS, PLACES,
-  TEAM_NAMES, TEAM_PROJECTS,
+  CATEGORIES,
+  COLORS,
+  CONFIDENTIAL_PROJECTS,
+  FIRST_NAMES,
+  LAST_NAMES,
+  PERSONAL_PROJECTS,
+  PLACES,
+  TEAM_NAMES,
+  TEAM_PROJECTS,
 } from './catalog.ts';
 import { createRandom } from './random.ts';
 
@@ -77,7 +89,11 @@ export interface DemoWorkspace {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 function demoKey(options: DemoOptions, userId: string, purpose: string): string {
   const digest = createHash('sha256')
@@ -153,7 +169,12 @@ export function buildWorkspace(options: DemoOptions): DemoWorkspace {
     const home = people.filter((p) => p.index % teamCount === t);
     // Every team has someone who left it: the first member of the next team, or, when there is
     // only one team, its last member.
-    const formerMember = teamCount > 1 ? people.find((p) => p.index % teamCount === (t + 1) % teamCount) : home.length >= 3 ? home.pop() : undefined;
+    const formerMember =
+      teamCount > 1
+        ? people.find((p) => p.index % teamCount === (t + 1) % teamCount)
+        : home.length >= 3
+          ? home.pop()
+          : undefined;
     const active = home;
     const members: NonNullable<TeamRecord['members']> = active.map((p, position) => ({
       userId: p.id,
@@ -238,7 +259,11 @@ export function buildWorkspace(options: DemoOptions): DemoWorkspace {
       id: 'team_engineering',
       name: 'Engineering',
       members: [
-        ...active.map((p, position) => ({ userId: p.id, status: 'active' as const, role: position === 0 ? ('admin' as const) : ('member' as const) })),
+        ...active.map((p, position) => ({
+          userId: p.id,
+          status: 'active' as const,
+          role: position === 0 ? ('admin' as const) : ('member' as const),
+        })),
         { userId: people[DEPARTMENT_SIZE]!.id, status: 'inactive' as const, role: 'member' as const },
       ],
     });

@@ -21,7 +21,6 @@ import { ApiError, shown } from '../errors.ts';
 import { registerOpenApi } from './openapi.ts';
 import { describeValidationError, ERROR_KEYWORD } from './validation.ts';
 
-
 export const BODY_LIMIT = 1024 * 1024;
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const routesDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'routes');
@@ -83,7 +82,11 @@ function parameterHoldingNul(parameters: unknown): string | null {
   if (parameters === null || typeof parameters !== 'object') return null;
   for (const name in parameters) {
     const value = (parameters as Record<string, unknown>)[name];
-    if (typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && value.some((v) => String(v).includes('\u0000'))) {
+    if (
+      typeof value === 'string'
+        ? value.includes('\u0000')
+        : Array.isArray(value) && value.some((v) => String(v).includes('\u0000'))
+    ) {
       return name;
     }
   }
@@ -99,7 +102,11 @@ interface EnvelopeReply {
  * Requests Node's HTTP parser rejects before Fastify sees them (headers over 16 KiB, a request
  * line that is not HTTP): the answer is still the envelope, then the connection is closed.
  */
-function answerClientError(this: { log: { debug(obj: object, msg: string): void } }, err: Error & { code?: string }, socket: Socket): void {
+function answerClientError(
+  this: { log: { debug(obj: object, msg: string): void } },
+  err: Error & { code?: string },
+  socket: Socket,
+): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, message] =
     err.code === 'HPE_HEADER_OVERFLOW'
@@ -141,12 +148,18 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   (app.server as { requireHostHeader?: boolean }).requireHostHeader = false;
   app.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
     const body = JSON.stringify(failureBody('Expectation Failed'));
-    response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    response.writeHead(417, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
     response.end(body);
   });
   app.server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => {});
-    socket.end(rawFailureResponse(405, 'Method Not Allowed', 'Method Not Allowed', { Allow: ROUTE_METHODS.join(', ') }));
+    socket.end(
+      rawFailureResponse(405, 'Method Not Allowed', 'Method Not Allowed', { Allow: ROUTE_METHODS.join(', ') }),
+    );
   });
 
   // Query strings and path parameters arrive as text, so their values are coerced to the

@@ -116,7 +116,12 @@ export function registerAuth(app: App, deps: AppDeps): void {
     if (blocked !== undefined) {
       if (blocked > now) {
         const retryAfterSec = Math.max(1, Math.ceil((blocked - now) / 1000));
-        return rateLimited(reply, { allowed: false, limit: config.authFailuresPerMinute, remaining: 0, resetSec: retryAfterSec });
+        return rateLimited(reply, {
+          allowed: false,
+          limit: config.authFailuresPerMinute,
+          remaining: 0,
+          resetSec: retryAfterSec,
+        });
       }
       blockedUntil.delete(request.ip);
     }
@@ -157,7 +162,12 @@ export function registerAuth(app: App, deps: AppDeps): void {
   });
 
   function afterRateLimit(
-    request: FastifyRequest, reply: FastifyReply, key: CachedKey, rate: RateLimitResult, now: number, required: Scope,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: CachedKey,
+    rate: RateLimitResult,
+    now: number,
+    required: Scope,
   ): FastifyReply | undefined {
     setRateHeaders(reply, rate);
     if (!rate.allowed) return rateLimited(reply, rate);
@@ -191,6 +201,11 @@ export function registerAuth(app: App, deps: AppDeps): void {
 function presentedKey(header: string | string[] | undefined): string | undefined {
   const value = (Array.isArray(header) ? header.join(',') : header)?.trim();
   if (!value || !value.includes(',')) return value;
-  const keys = new Set(value.split(',').map((part) => part.trim()).filter(Boolean));
+  const keys = new Set(
+    value
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean),
+  );
   return keys.size === 1 ? [...keys][0] : value;
 }

@@ -24,9 +24,16 @@ export function failureBody(error: string, extra: Record<string, unknown> = {}):
  * A whole HTTP/1.1 response carrying the envelope, for answers written to the socket itself
  * (requests Node's parser refuses, CONNECT); the connection is closed after it.
  */
-export function rawFailureResponse(status: number, statusText: string, error: string, headers: Record<string, string> = {}): string {
+export function rawFailureResponse(
+  status: number,
+  statusText: string,
+  error: string,
+  headers: Record<string, string> = {},
+): string {
   const body = JSON.stringify(failureBody(error));
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return (
     `HTTP/1.1 ${status} ${statusText}\r\n${extra}Content-Type: application/json; charset=utf-8\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`

@@ -14,7 +14,9 @@ import { SCOPES, type Scope, grants } from '../services/scopes.ts';
 import type { App } from './types.ts';
 import { datedExamples } from '../schemas/examples.ts';
 
-const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 export const SECURITY_SCHEME = 'apiKey';
 
@@ -36,10 +38,14 @@ function statusDescription(status: string, scope: Scope | undefined, plan: strin
     case '401':
       return '`Missing API key` (no `x-api-key` header) or `Invalid API key` (unknown or revoked).';
     case '403':
-      return [
-        scope ? `\`API key missing required scope: ${scope}\`` : null,
-        plan === 'core' ? '`This endpoint requires the Core plan or higher.`' : null,
-      ].filter(Boolean).join(', or ') || undefined;
+      return (
+        [
+          scope ? `\`API key missing required scope: ${scope}\`` : null,
+          plan === 'core' ? '`This endpoint requires the Core plan or higher.`' : null,
+        ]
+          .filter(Boolean)
+          .join(', or ') || undefined
+      );
     case '404':
       return 'Not found; the message says what.';
     case '405':
@@ -51,7 +57,7 @@ function statusDescription(status: string, scope: Scope | undefined, plan: strin
     case '429':
       return '`rate_limited`: over the per-key budget; retry after `retryAfterSec` seconds (also sent as `Retry-After`).';
     case '503':
-      return 'SQLite only: another process (an import) holds the database\'s write lock for more than 5 s; retry after `Retry-After` seconds.';
+      return "SQLite only: another process (an import) holds the database's write lock for more than 5 s; retry after `Retry-After` seconds.";
     case '500':
       return '`Internal Server Error`: an unexpected failure (details are logged, never returned).';
     default:
@@ -95,7 +101,18 @@ const describeRoute: Transform = ({ schema, url, route }) => {
     described.response = Object.fromEntries(
       Object.entries(responses).map(([status, body]) => {
         const meaning = statusDescription(status, scope, plan);
-        const headers = scope && status !== '401' ? { headers: status === '429' ? { ...RATE_LIMIT_HEADERS, 'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying.' } } : RATE_LIMIT_HEADERS } : {};
+        const headers =
+          scope && status !== '401'
+            ? {
+                headers:
+                  status === '429'
+                    ? {
+                        ...RATE_LIMIT_HEADERS,
+                        'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying.' },
+                      }
+                    : RATE_LIMIT_HEADERS,
+              }
+            : {};
         return [status, { ...body, ...(meaning ? { 'x-response-description': meaning } : {}), ...headers }];
       }),
     );
@@ -106,13 +123,19 @@ const describeRoute: Transform = ({ schema, url, route }) => {
 interface Operation {
   deprecated?: boolean;
   parameters?: { name: string; example?: unknown }[];
-  requestBody?: { required?: boolean; content: Record<string, { schema?: { required?: string[] }; example?: unknown }> };
+  requestBody?: {
+    required?: boolean;
+    content: Record<string, { schema?: { required?: string[] }; example?: unknown }>;
+  };
   responses: Record<string, { headers?: Record<string, unknown> }>;
 }
 type Paths = Record<string, Record<string, Operation>>;
 
 const DEPRECATION_HEADERS = {
-  Deprecation: { schema: { type: 'string' }, description: 'RFC 9745: since when the operation is deprecated, `@<Unix seconds>`.' },
+  Deprecation: {
+    schema: { type: 'string' },
+    description: 'RFC 9745: since when the operation is deprecated, `@<Unix seconds>`.',
+  },
   Link: { schema: { type: 'string' }, description: 'Its successor, with `rel="successor-version"`.' },
 };
 
@@ -126,7 +149,8 @@ const describeDocument: NonNullable<FastifyDynamicSwaggerOptions['transformObjec
       const body = operation.requestBody;
       if (body) body.required = Object.values(body.content).some((media) => (media.schema?.required?.length ?? 0) > 0);
       if (operation.deprecated) {
-        for (const response of Object.values(operation.responses)) response.headers = { ...response.headers, ...DEPRECATION_HEADERS };
+        for (const response of Object.values(operation.responses))
+          response.headers = { ...response.headers, ...DEPRECATION_HEADERS };
       }
     }
   }
@@ -154,7 +178,12 @@ export async function registerOpenApi(app: App, now: () => number): Promise<void
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Daybook API', version: packageJson.version, description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+      info: {
+        title: 'Daybook API',
+        version: packageJson.version,
+        description: DESCRIPTION,
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
       components: {
         securitySchemes: {
           [SECURITY_SCHEME]: {
@@ -174,7 +203,13 @@ export async function registerOpenApi(app: App, now: () => number): Promise<void
 
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { deepLinking: true, docExpansion: 'list', tryItOutEnabled: true, persistAuthorization: false, displayRequestDuration: true },
+    uiConfig: {
+      deepLinking: true,
+      docExpansion: 'list',
+      tryItOutEnabled: true,
+      persistAuthorization: false,
+      displayRequestDuration: true,
+    },
     theme: { title: 'Daybook API reference' },
     logo: { type: 'image/svg+xml', content: Buffer.from(LOGO) },
     // The page reads what /openapi.json serves; servedDocument copies before it changes anything.
@@ -195,5 +230,10 @@ export async function registerOpenApi(app: App, now: () => number): Promise<void
 
   app.get('/openapi.json', { schema: { hide: true } as object }, async () => servedDocument(app.swagger(), now()));
   // Someone who opens the server's address in a browser, or curls it, learns where to read on.
-  app.get('/', { schema: { hide: true } as object }, async () => ({ success: true, name: 'Daybook', docs: '/docs', openapi: '/openapi.json' }));
+  app.get('/', { schema: { hide: true } as object }, async () => ({
+    success: true,
+    name: 'Daybook',
+    docs: '/docs',
+    openapi: '/openapi.json',
+  }));
 }

@@ -106,7 +106,11 @@ export class RedisRateLimiter implements RateLimiter {
     this.onFallback =
       options.onFallback ??
       ((usingRedis, reason) =>
-        process.emitWarning(usingRedis ? 'Redis answers again: rate limits are shared' : `Redis unavailable (${reason}): rate limits are counted per process`));
+        process.emitWarning(
+          usingRedis
+            ? 'Redis answers again: rate limits are shared'
+            : `Redis unavailable (${reason}): rate limits are counted per process`,
+        ));
     this.redis = new Redis(url, {
       lazyConnect: false,
       commandTimeout: options.timeoutMs ?? 500,
@@ -153,6 +157,9 @@ export class RedisRateLimiter implements RateLimiter {
   }
 }
 
-export function createRateLimiter(redisUrl: string | null, onFallback?: RedisRateLimiterOptions['onFallback']): RateLimiter {
+export function createRateLimiter(
+  redisUrl: string | null,
+  onFallback?: RedisRateLimiterOptions['onFallback'],
+): RateLimiter {
   return redisUrl ? new RedisRateLimiter(redisUrl, { onFallback }) : new MemoryRateLimiter();
 }

@@ -37,7 +37,9 @@ function wordingOf(schema: unknown, keyword: string, value: unknown): string | u
   const wording = (schema as Record<string, unknown>)[ERROR_KEYWORD];
   const byKeyword = wording as Record<string, string> | undefined;
   const text =
-    typeof wording === 'string' ? wording : ((keyword === 'type' && value === null ? byKeyword?.null : undefined) ?? byKeyword?.[keyword]);
+    typeof wording === 'string'
+      ? wording
+      : ((keyword === 'type' && value === null ? byKeyword?.null : undefined) ?? byKeyword?.[keyword]);
   if (text === undefined) return undefined;
   return text.replace(/\{(value|quoted)\}/g, (_, placeholder: string) =>
     placeholder === 'quoted' && typeof value === 'string' ? JSON.stringify(shown(value)) : shown(value),
@@ -104,10 +106,17 @@ function unionMessage(union: SchemaError, errors: SchemaError[], dataVar: string
   }
   const wrongType = (e: SchemaError) => e.keyword === 'type' && e.instancePath === union.instancePath;
   const fitting = [...branches.values()].find((list) => !list.some(wrongType))?.[0];
-  if (fitting) return ownWording(fitting) ?? wordingOf(union.parentSchema, fitting.keyword, fitting.data) ?? genericMessage(fitting, dataVar);
+  if (fitting)
+    return (
+      ownWording(fitting) ??
+      wordingOf(union.parentSchema, fitting.keyword, fitting.data) ??
+      genericMessage(fitting, dataVar)
+    );
   const own = wordingOf(union.parentSchema, 'type', union.data);
   if (own !== undefined) return own;
-  const types = [...branches.values()].flatMap((list) => list.filter(wrongType).map((e) => String((e.params as { type?: unknown }).type)));
+  const types = [...branches.values()].flatMap((list) =>
+    list.filter(wrongType).map((e) => String((e.params as { type?: unknown }).type)),
+  );
   const values = [...new Set(types)].filter((type) => type !== 'null');
   const named = values.length > 0 ? values : [...new Set(types)];
   if (named.length === 0) return null;

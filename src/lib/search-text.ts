@@ -115,7 +115,10 @@ export function separatorRanges(except: [number, number][] = []): [number, numbe
   const excepted = (code: number) => except.some(([a, b]) => code >= a && code <= b);
   for (let code = 1; code <= 0x110000; code++) {
     const separator =
-      code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) && !excepted(code) && SEPARATOR.test(String.fromCodePoint(code));
+      code <= 0x10ffff &&
+      (code < 0xd800 || code > 0xdfff) &&
+      !excepted(code) &&
+      SEPARATOR.test(String.fromCodePoint(code));
     if (separator && from < 0) from = code;
     if (!separator && from >= 0) {
       ranges.push([from, code - 1]);

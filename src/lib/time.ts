@@ -123,7 +123,12 @@ const timeFormatters = new Map<string, (ms: number) => string>();
 export function localTimeFormatter(tz: string): (ms: number) => string {
   let formatter = timeFormatters.get(tz);
   if (!formatter) {
-    const format = new Intl.DateTimeFormat('en-GB', { timeZone: tz, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    const format = new Intl.DateTimeFormat('en-GB', {
+      timeZone: tz,
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
     formatter = (ms) => format.format(ms);
     timeFormatters.set(tz, formatter);
   }
@@ -168,8 +173,16 @@ export function parseInstant(value: string): number {
   }
   const match = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}(?::?\d{2})?)$/.exec(value);
   if (!match) return Number.NaN;
-  const [, date, minute, second, fraction = '', zone] = match as unknown as [string, string, string, string, string | undefined, string];
-  const offset = zone === 'Z' || zone === 'z' ? 'Z' : zone.length === 3 ? `${zone}:00` : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
+  const [, date, minute, second, fraction = '', zone] = match as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string | undefined,
+    string,
+  ];
+  const offset =
+    zone === 'Z' || zone === 'z' ? 'Z' : zone.length === 3 ? `${zone}:00` : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
   if (second === '60') return Date.parse(`${date}T${minute}:59${offset}`) + 1000;
   return Date.parse(`${date}T${minute}:${second}${fraction}${offset}`);
 }

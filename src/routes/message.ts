@@ -17,8 +17,8 @@ const description = [
   'header ≤ 150 characters, section text ≤ 3000, `&<>` escaped in mrkdwn) and `discord` (one embed: title ≤ 256,',
   'description ≤ 4096, ≤ 25 fields of name ≤ 256 and value ≤ 1024, footer ≤ 2048, ≤ 6000 characters in all);',
   'long lists end with an "and N more" line. `metadata.subject` reads e.g. `Alice\'s daily summary: Nov 20`,',
-  '`…\'s weekly summary: Nov 16 – Nov 22`, `…\'s monthly summary: November 2026`, `…\'s quarterly summary: Q4 2026`,',
-  '`…\'s yearly summary: 2026`. Durations read `7 h 35 min`, `45 min`, `2 h`.',
+  "`…'s weekly summary: Nov 16 – Nov 22`, `…'s monthly summary: November 2026`, `…'s quarterly summary: Q4 2026`,",
+  "`…'s yearly summary: 2026`. Durations read `7 h 35 min`, `45 min`, `2 h`.",
 ].join(' ');
 
 const messageRoutes: RouteModule = (app, deps) => {
@@ -31,7 +31,13 @@ const messageRoutes: RouteModule = (app, deps) => {
     '/message',
     {
       config: { scope: 'summaries:read' },
-      schema: { summary: 'A formatted summary (parameters in the query string)', description, tags: ['summaries'], querystring: MessageQuery, response: responses },
+      schema: {
+        summary: 'A formatted summary (parameters in the query string)',
+        description,
+        tags: ['summaries'],
+        querystring: MessageQuery,
+        response: responses,
+      },
     },
     (request) => answer(request.auth.user, request.query),
   );
@@ -39,7 +45,13 @@ const messageRoutes: RouteModule = (app, deps) => {
     '/message',
     {
       config: { scope: 'summaries:read' },
-      schema: { summary: 'A formatted summary (parameters in the JSON body)', description, tags: ['summaries'], body: MessageBody, response: responses },
+      schema: {
+        summary: 'A formatted summary (parameters in the JSON body)',
+        description,
+        tags: ['summaries'],
+        body: MessageBody,
+        response: responses,
+      },
     },
     (request) => answer(request.auth.user, request.body),
   );

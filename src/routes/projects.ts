@@ -10,7 +10,13 @@ import {
 } from '../schemas/projects.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { DELETE_REFUSED } from '../services/projects/legacy.ts';
-import { createProject, getProject, listProjects, type ProjectContext, updateProject } from '../services/projects/commands.ts';
+import {
+  createProject,
+  getProject,
+  listProjects,
+  type ProjectContext,
+  updateProject,
+} from '../services/projects/commands.ts';
 
 const projectRoutes: RouteModule = (app, deps) => {
   const context = (request: { auth: Pick<ProjectContext, 'user' | 'viewer'> }): ProjectContext => ({
@@ -46,7 +52,7 @@ const projectRoutes: RouteModule = (app, deps) => {
       config: { scope: 'projects:read', plan: 'core' },
       schema: {
         summary: 'Read one project',
-        description: 'Any id outside the caller\'s visibility, existing or not, is 404 `Project not found`.',
+        description: "Any id outside the caller's visibility, existing or not, is 404 `Project not found`.",
         tags: ['projects'],
         params: ProjectIdParams,
         response: { 200: ProjectResponse, ...errorResponses(404) },
@@ -100,7 +106,8 @@ const projectRoutes: RouteModule = (app, deps) => {
       config: { scope: 'projects:write', plan: 'core' },
       schema: {
         summary: 'Delete a project (always refused)',
-        description: 'Needs `projects:write`, then always 403 `Deleting projects is not available through the API.`, whether or not the id exists. Archive the project instead.',
+        description:
+          'Needs `projects:write`, then always 403 `Deleting projects is not available through the API.`, whether or not the id exists. Archive the project instead.',
         tags: ['projects'],
         params: ProjectIdParams,
         response: errorResponses(),

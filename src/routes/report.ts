@@ -11,7 +11,7 @@ const description = [
   'Rows cover activities whose start lies in [dateRange.from, dateRange.to) (Unix ms). A missing or empty body means',
   'the last 7 × 24 hours, aggregationLevel day, sort desc; a non-empty body needs dateRange and aggregationLevel.',
   'Levels: activity (legacy alias minute) spans at most 90 days; day, task and week at most 365 (days of 24 hours).',
-  "Days and weeks are local to the key owner, in team reports to each member (timezone, weekStart); a week is",
+  'Days and weeks are local to the key owner, in team reports to each member (timezone, weekStart); a week is',
   'reported when the range touches every one of its local dates (first day on or after the local date of from,',
   'last day on or before that of to − 1 ms), summing its time inside the range. Ids: `day:<date>`, `week:<first day>`,',
   '`task:<taskId>`, `activity:<id>` or `minute:<id>`; in team reports day and week ids end in `:<userId>`.',
@@ -59,7 +59,10 @@ const reportRoutes: RouteModule = (app, deps) => {
       const sendChunks = (chunks: Buffer[]) =>
         reply
           .header('content-type', 'application/json; charset=utf-8')
-          .header('content-length', chunks.reduce((sum, c) => sum + c.byteLength, 0))
+          .header(
+            'content-length',
+            chunks.reduce((sum, c) => sum + c.byteLength, 0),
+          )
           .send(Readable.from(releasing(chunks), { objectMode: false }) as unknown as ReportResponse);
       const parsed = parseReportRequest(job.body, job.now);
       if (workers && isLargeReport(parsed)) return sendChunks(await workers.run(job));

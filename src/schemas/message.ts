@@ -35,7 +35,11 @@ const orNull = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type.N
  * GET: a query string has no null; allowing one would let Ajv's coercion read an empty `date=`
  * as null, and so as no date, where it is a 400.
  */
-export const MessageQuery = Type.Object({ date: Type.Optional(date), level: Type.Optional(level), format: Type.Optional(format) });
+export const MessageQuery = Type.Object({
+  date: Type.Optional(date),
+  level: Type.Optional(level),
+  format: Type.Optional(format),
+});
 
 /** POST: the same parameters, where null is the same as leaving one out. */
 export const MessageBody = Type.Object(
@@ -48,17 +52,19 @@ export const MessageBody = Type.Object(
 );
 export type MessageParams = Static<typeof MessageBody>;
 
-const PlainText = Type.Object({ type: Type.Literal('plain_text'), text: Type.String(), emoji: Type.Optional(Type.Boolean()) });
+const PlainText = Type.Object({
+  type: Type.Literal('plain_text'),
+  text: Type.String(),
+  emoji: Type.Optional(Type.Boolean()),
+});
 const SlackText = Type.Union([PlainText, Type.Object({ type: Type.Literal('mrkdwn'), text: Type.String() })]);
 
-export const SlackBlock = Type.Union(
-  [
-    Type.Object({ type: Type.Literal('header'), text: PlainText }),
-    Type.Object({ type: Type.Literal('section'), text: SlackText }),
-    Type.Object({ type: Type.Literal('divider') }),
-    Type.Object({ type: Type.Literal('context'), elements: Type.Array(SlackText) }),
-  ],
-);
+export const SlackBlock = Type.Union([
+  Type.Object({ type: Type.Literal('header'), text: PlainText }),
+  Type.Object({ type: Type.Literal('section'), text: SlackText }),
+  Type.Object({ type: Type.Literal('divider') }),
+  Type.Object({ type: Type.Literal('context'), elements: Type.Array(SlackText) }),
+]);
 export type SlackBlock = Static<typeof SlackBlock>;
 
 export const DiscordEmbed = Type.Object(
@@ -77,13 +83,11 @@ export const MessageResponse = Type.Object({
   success: Type.Literal(true),
   level: oneOf(LEVELS),
   format: oneOf(FORMATS),
-  content: Type.Union(
-    [
-      Type.String({ description: 'html and text' }),
-      Type.Array(SlackBlock, { description: 'slack: Block Kit blocks' }),
-      DiscordEmbed,
-    ],
-  ),
+  content: Type.Union([
+    Type.String({ description: 'html and text' }),
+    Type.Array(SlackBlock, { description: 'slack: Block Kit blocks' }),
+    DiscordEmbed,
+  ]),
   metadata: Type.Object({ subject: Type.String({ description: 'Suggested e-mail subject line.' }) }),
 });
 export type MessageResponse = Static<typeof MessageResponse>;

@@ -5,7 +5,12 @@
  */
 import Type, { type Static } from 'typebox';
 import { DESCRIPTION_MAX, LEGACY_COLOR_MAX, NAME_MAX, PROJECT_COLORS } from '../services/projects/fields.ts';
-import { EXAMPLE_PROJECT_ID, LEGACY_PROJECT_EXAMPLE, PROJECT_CREATE_EXAMPLE, PROJECT_UPDATE_EXAMPLE } from './examples.ts';
+import {
+  EXAMPLE_PROJECT_ID,
+  LEGACY_PROJECT_EXAMPLE,
+  PROJECT_CREATE_EXAMPLE,
+  PROJECT_UPDATE_EXAMPLE,
+} from './examples.ts';
 
 const Instant = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
 const NullableString = Type.Union([Type.Null(), Type.String()]);
@@ -70,7 +75,7 @@ const LegacyColorField = Type.Union(
 );
 const ContributorsField = Type.Union([Type.Array(Type.String()), Type.Null()], {
   description:
-    'null or an array of user ids, handles or e-mail addresses, each an active member of the project\'s team.',
+    "null or an array of user ids, handles or e-mail addresses, each an active member of the project's team.",
   'x-error': 'contributorIds must be null or an array of user ids, handles, or email addresses',
 });
 const TeamField = Type.Union([Type.Null(), Type.String()], {
@@ -82,7 +87,9 @@ const PortfolioField = Type.Union([Type.Null(), Type.String()], {
 
 export const ProjectCreateBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ maxLength: NAME_MAX, description: 'Omitted or blank: `New Project <local date>`.' })),
+    name: Type.Optional(
+      Type.String({ maxLength: NAME_MAX, description: 'Omitted or blank: `New Project <local date>`.' }),
+    ),
     description: Type.Optional(Description),
     color: Type.Optional(ColorField),
     team: Type.Optional(TeamField),
@@ -122,7 +129,11 @@ type LegacyOperation = (typeof LEGACY_OPERATIONS)[number];
 export const LegacyProjectBody = Type.Object(
   {
     operation: Type.Optional(
-      Type.Unsafe<LegacyOperation>({ type: 'string', enum: [...LEGACY_OPERATIONS], description: 'Omitted means list.' }),
+      Type.Unsafe<LegacyOperation>({
+        type: 'string',
+        enum: [...LEGACY_OPERATIONS],
+        description: 'Omitted means list.',
+      }),
     ),
     id: Type.Optional(Type.String({ description: 'Required for update, delete and archive.' })),
     name: Type.Optional(Type.Union([Type.String({ maxLength: NAME_MAX }), Type.Null()])),
@@ -133,7 +144,9 @@ export const LegacyProjectBody = Type.Object(
     private: Type.Optional(Type.Boolean()),
     confidential: Type.Optional(Type.Boolean()),
     archived: Type.Optional(
-      Type.Boolean({ description: 'list: true includes archived projects. archive: defaults to true; false unarchives.' }),
+      Type.Boolean({
+        description: 'list: true includes archived projects. archive: defaults to true; false unarchives.',
+      }),
     ),
   },
   { additionalProperties: true, examples: [LEGACY_PROJECT_EXAMPLE] },

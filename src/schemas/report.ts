@@ -31,7 +31,7 @@ export const ReportBody = Type.Object(
     ),
     projectIds: Type.Optional(
       Type.Array(Type.String(), {
-        description: 'Only time of these projects (own project, else the task\'s); each must be visible to the caller.',
+        description: "Only time of these projects (own project, else the task's); each must be visible to the caller.",
       }),
     ),
     teamIds: Type.Optional(
@@ -43,10 +43,15 @@ export const ReportBody = Type.Object(
     includeCategories: Type.Optional(Type.Boolean({ description: 'Default true; false drops the category fields.' })),
     includeProjects: Type.Optional(Type.Boolean({ description: 'Default true; false drops the project fields.' })),
     sort: Type.Optional(
-      Type.Enum(['asc', 'desc'], { description: 'By time, ties by id ascending. Omitted: by row id (plain string order).' }),
+      Type.Enum(['asc', 'desc'], {
+        description: 'By time, ties by id ascending. Omitted: by row id (plain string order).',
+      }),
     ),
   },
-  { description: 'An empty body means the last 7 × 24 hours of day rows, newest first.', examples: [DOCUMENT_EXAMPLES.report] },
+  {
+    description: 'An empty body means the last 7 × 24 hours of day rows, newest first.',
+    examples: [DOCUMENT_EXAMPLES.report],
+  },
 );
 export type ReportBody = Static<typeof ReportBody>;
 
@@ -57,12 +62,14 @@ export type NamedMinutes = Static<typeof NamedMinutes>;
 const TaskMinutes = Type.Object({ title: Type.String(), duration: Type.Number() });
 
 const teamFields = {
-  user: Type.Optional(Type.String({ description: 'Team reports: the member\'s /user name.' })),
-  user_email: Type.Optional(Type.String({ description: 'Team reports: the member\'s e-mail.' })),
+  user: Type.Optional(Type.String({ description: "Team reports: the member's /user name." })),
+  user_email: Type.Optional(Type.String({ description: "Team reports: the member's e-mail." })),
 };
 
 const timeLists = {
-  projects: Type.Optional(Type.Array(NamedMinutes, { description: 'Minutes descending, then name; absent with includeProjects false.' })),
+  projects: Type.Optional(
+    Type.Array(NamedMinutes, { description: 'Minutes descending, then name; absent with includeProjects false.' }),
+  ),
   categories: Type.Optional(Type.Array(NamedMinutes, { description: 'Absent with includeCategories false.' })),
   tasks: Type.Array(TaskMinutes),
 };
@@ -85,7 +92,8 @@ const WeekRow = Type.Object(
   {
     id: Type.String({ description: '`week:<first day>`, in team reports `week:<first day>:<userId>`.' }),
     week: Type.String({
-      description: 'First local day of the week; the range touches every date from it to week_end, and the row sums the time inside the range.',
+      description:
+        'First local day of the week; the range touches every date from it to week_end, and the row sums the time inside the range.',
     }),
     week_end: Type.String({ description: 'Last local day of the week.' }),
     ...teamFields,
@@ -99,12 +107,12 @@ export type WeekRow = Static<typeof WeekRow>;
 
 const TaskRow = Type.Object(
   {
-    id: Type.String({ description: '`task:<taskId>`; another member\'s hidden tasks `task:hidden:<date>:<userId>`.' }),
+    id: Type.String({ description: "`task:<taskId>`; another member's hidden tasks `task:hidden:<date>:<userId>`." }),
     task_id: Nullable(Type.String()),
     task: Type.String({ description: 'Title, or `Hidden task`.' }),
-    date: Type.String({ description: 'The task\'s local date.' }),
+    date: Type.String({ description: "The task's local date." }),
     ...teamFields,
-    duration: Type.Number({ description: 'The task\'s minutes in range.' }),
+    duration: Type.Number({ description: "The task's minutes in range." }),
     project: Type.Optional(Nullable(Type.String())),
     project_id: Type.Optional(Nullable(Type.String())),
     categories: Type.Optional(Type.Array(NamedMinutes)),

@@ -5,7 +5,14 @@
  */
 import Type, { type Static } from 'typebox';
 import { SEARCH_EXAMPLE } from './examples.ts';
-import { DEFAULT_DAYS, DEFAULT_LIMIT, MAX_DAYS, MAX_LIMIT, MAX_QUERY_LENGTH, QUERY_EMPTY } from '../services/search/query.ts';
+import {
+  DEFAULT_DAYS,
+  DEFAULT_LIMIT,
+  MAX_DAYS,
+  MAX_LIMIT,
+  MAX_QUERY_LENGTH,
+  QUERY_EMPTY,
+} from '../services/search/query.ts';
 
 const boundedInteger = (field: string, max: number, fallback: number, description: string) =>
   Type.Union([Type.Integer({ minimum: 1, maximum: max }), Type.Null()], {
@@ -35,9 +42,14 @@ export const SearchBody = Type.Object(
     sources: Type.Optional(
       Type.Union(
         [
-          Type.Array(Type.Enum(['tasks', 'activity', 'screenshots'], { 'x-error': 'sources contains an invalid value: {quoted}' }), {
-            minItems: 1,
-          }),
+          Type.Array(
+            Type.Enum(['tasks', 'activity', 'screenshots'], {
+              'x-error': 'sources contains an invalid value: {quoted}',
+            }),
+            {
+              minItems: 1,
+            },
+          ),
           Type.Null(),
         ],
         {

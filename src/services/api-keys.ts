@@ -10,5 +10,7 @@ export function hashApiKey(key: string): string {
 }
 
 export function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(9).toString('base64url').replace(/[^A-Za-z0-9]/g, 'x')}`;
+  return `${prefix}_${randomBytes(9)
+    .toString('base64url')
+    .replace(/[^A-Za-z0-9]/g, 'x')}`;
 }

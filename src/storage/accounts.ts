@@ -126,16 +126,23 @@ export async function listUsers(db: Kysely<Database>): Promise<UserRow[]> {
   return db.selectFrom('users').selectAll().orderBy('id').execute();
 }
 
-export type UserChanges = Partial<Pick<UserRow, 'email' | 'name' | 'display_name' | 'handle' | 'timezone' | 'plan' | 'daily_target_minutes' | 'week_start'>>;
+export type UserChanges = Partial<
+  Pick<
+    UserRow,
+    'email' | 'name' | 'display_name' | 'handle' | 'timezone' | 'plan' | 'daily_target_minutes' | 'week_start'
+  >
+>;
 
 /** Changes a user's fields; a new timezone moves each of their activities to its local day in it. */
 export async function updateUser(session: WriteSession, id: string, changes: UserChanges): Promise<void> {
   const db = session.db;
-  const before = changes.timezone === undefined
-    ? undefined
-    : await db.selectFrom('users').select('timezone').where('id', '=', id).executeTakeFirst();
+  const before =
+    changes.timezone === undefined
+      ? undefined
+      : await db.selectFrom('users').select('timezone').where('id', '=', id).executeTakeFirst();
   await db.updateTable('users').set(changes).where('id', '=', id).execute();
-  if (before && changes.timezone && changes.timezone !== before.timezone) await moveToTimezone(session, id, changes.timezone);
+  if (before && changes.timezone && changes.timezone !== before.timezone)
+    await moveToTimezone(session, id, changes.timezone);
 }
 
 /** The user's activities move to their local days in `timezone`; those days changed. */
@@ -227,23 +234,34 @@ export async function upsertUsers(session: WriteSession, rows: Insertable<UsersT
   if (rows.length === 0) return;
   const db = session.db;
   const before = new Map(
-    (await db.selectFrom('users').select(['id', 'timezone']).where('id', 'in', rows.map((u) => u.id)).execute())
-      .map((u) => [u.id, u.timezone]),
+    (
+      await db
+        .selectFrom('users')
+        .select(['id', 'timezone'])
+        .where(
+          'id',
+          'in',
+          rows.map((u) => u.id),
+        )
+        .execute()
+    ).map((u) => [u.id, u.timezone]),
   );
   await db
     .insertInto('users')
     .values(rows)
-    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
-      email: eb.ref('excluded.email'),
-      name: eb.ref('excluded.name'),
-      display_name: eb.ref('excluded.display_name'),
-      handle: eb.ref('excluded.handle'),
-      timezone: eb.ref('excluded.timezone'),
-      plan: eb.ref('excluded.plan'),
-      daily_target_minutes: eb.ref('excluded.daily_target_minutes'),
-      week_start: eb.ref('excluded.week_start'),
-      created_at: eb.ref('excluded.created_at'),
-    })))
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet((eb) => ({
+        email: eb.ref('excluded.email'),
+        name: eb.ref('excluded.name'),
+        display_name: eb.ref('excluded.display_name'),
+        handle: eb.ref('excluded.handle'),
+        timezone: eb.ref('excluded.timezone'),
+        plan: eb.ref('excluded.plan'),
+        daily_target_minutes: eb.ref('excluded.daily_target_minutes'),
+        week_start: eb.ref('excluded.week_start'),
+        created_at: eb.ref('excluded.created_at'),
+      })),
+    )
     .execute();
   for (const u of rows) {
     const old = before.get(u.id);
@@ -267,7 +285,14 @@ export async function upsertTeams(
     .values(teams)
     .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ name: eb.ref('excluded.name') })))
     .execute();
-  await db.deleteFrom('team_members').where('team_id', 'in', teams.map((t) => t.id)).execute();
+  await db
+    .deleteFrom('team_members')
+    .where(
+      'team_id',
+      'in',
+      teams.map((t) => t.id),
+    )
+    .execute();
   if (members.length > 0) await db.insertInto('team_members').values(members).execute();
 }
 
@@ -277,12 +302,14 @@ export async function upsertApiKeys(session: WriteSession, rows: Insertable<ApiK
   await session.db
     .insertInto('api_keys')
     .values(rows)
-    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
-      user_id: eb.ref('excluded.user_id'),
-      name: eb.ref('excluded.name'),
-      key_hash: eb.ref('excluded.key_hash'),
-      scopes: eb.ref('excluded.scopes'),
-      revoked: eb.ref('excluded.revoked'),
-    })))
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet((eb) => ({
+        user_id: eb.ref('excluded.user_id'),
+        name: eb.ref('excluded.name'),
+        key_hash: eb.ref('excluded.key_hash'),
+        scopes: eb.ref('excluded.scopes'),
+        revoked: eb.ref('excluded.revoked'),
+      })),
+    )
     .execute();
 }

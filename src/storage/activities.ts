@@ -15,8 +15,17 @@ type Db = Kysely<Database> | Transaction<Database>;
 export type ActivityRow = Insertable<ActivitiesTable>;
 
 const ACTIVITY_COLUMNS = [
-  'id', 'user_id', 'start', 'duration_minutes', 'headline', 'description', 'task_id', 'project_id',
-  'effective_project_id', 'category_id', 'local_date',
+  'id',
+  'user_id',
+  'start',
+  'duration_minutes',
+  'headline',
+  'description',
+  'task_id',
+  'project_id',
+  'effective_project_id',
+  'category_id',
+  'local_date',
 ] as const satisfies readonly (keyof ActivitiesTable)[];
 
 // Imports write activities in batches of a few sizes; building and compiling the same upsert
@@ -24,27 +33,43 @@ const ACTIVITY_COLUMNS = [
 // rows' columns in ACTIVITY_COLUMNS order, row after row).
 const SQLITE_UPSERT = fixedQuery((db, values, shape) => {
   const width = ACTIVITY_COLUMNS.length;
-  const rows = Array.from({ length: Number(shape) }, (_, r) =>
-    Object.fromEntries(ACTIVITY_COLUMNS.map((c, i) => [c, values[r * width + i]])) as unknown as ActivityRow);
+  const rows = Array.from(
+    { length: Number(shape) },
+    (_, r) => Object.fromEntries(ACTIVITY_COLUMNS.map((c, i) => [c, values[r * width + i]])) as unknown as ActivityRow,
+  );
   return db
     .insertInto('activities')
     .values(rows)
-    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
-      user_id: eb.ref('excluded.user_id'),
-      start: eb.ref('excluded.start'),
-      duration_minutes: eb.ref('excluded.duration_minutes'),
-      headline: eb.ref('excluded.headline'),
-      description: eb.ref('excluded.description'),
-      task_id: eb.ref('excluded.task_id'),
-      project_id: eb.ref('excluded.project_id'),
-      effective_project_id: eb.ref('excluded.effective_project_id'),
-      category_id: eb.ref('excluded.category_id'),
-      local_date: eb.ref('excluded.local_date'),
-    })));
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet((eb) => ({
+        user_id: eb.ref('excluded.user_id'),
+        start: eb.ref('excluded.start'),
+        duration_minutes: eb.ref('excluded.duration_minutes'),
+        headline: eb.ref('excluded.headline'),
+        description: eb.ref('excluded.description'),
+        task_id: eb.ref('excluded.task_id'),
+        project_id: eb.ref('excluded.project_id'),
+        effective_project_id: eb.ref('excluded.effective_project_id'),
+        category_id: eb.ref('excluded.category_id'),
+        local_date: eb.ref('excluded.local_date'),
+      })),
+    );
 });
 
 /** PostgreSQL types of ACTIVITY_COLUMNS, for the arrays of the unnest upsert. */
-const POSTGRES_TYPES = ['text', 'text', 'bigint', 'double precision', 'text', 'text', 'text', 'text', 'text', 'text', 'text'];
+const POSTGRES_TYPES = [
+  'text',
+  'text',
+  'bigint',
+  'double precision',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+];
 
 /**
  * PostgreSQL: one array parameter per column, spread back into rows by unnest. The same
@@ -63,7 +88,9 @@ function activityUpsert(db: Db, rows: ActivityRow[]): CompiledQuery {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     const columns: unknown[][] = ACTIVITY_COLUMNS.map((column) => rows.map((row) => row[column] ?? null));
     // The search words, computed here rather than by the database (migration 0004).
-    columns.push(rows.map((row) => postgresSearchWords(row.user_id, Number(row.start), row.headline, row.description ?? null)));
+    columns.push(
+      rows.map((row) => postgresSearchWords(row.user_id, Number(row.start), row.headline, row.description ?? null)),
+    );
     return CompiledQuery.raw(POSTGRES_UPSERT, columns);
   }
   const parameters: unknown[] = [];
@@ -95,7 +122,12 @@ export async function upsertActivities(session: WriteSession, batch: ActivityRow
   const { rows, statement } = Array.isArray(batch) ? prepareActivityUpsert(session, batch) : batch;
   const deferred = await session.beforeActivityWrite();
   // A replaced activity may leave its day and its task: those changed too.
-  const previous = session.fresh ? [] : await previousActivities(session.db, rows.map((r) => r.id));
+  const previous = session.fresh
+    ? []
+    : await previousActivities(
+        session.db,
+        rows.map((r) => r.id),
+      );
   session.daysChanged(rows);
   session.daysChanged(previous);
   session.tasksTouched(rows.map((r) => r.task_id));
@@ -105,7 +137,11 @@ export async function upsertActivities(session: WriteSession, batch: ActivityRow
 }
 
 /** The user's activities among `ids` are deleted; returns the ids deleted. */
-export async function deleteActivities(session: WriteSession, userId: string, ids: readonly string[]): Promise<string[]> {
+export async function deleteActivities(
+  session: WriteSession,
+  userId: string,
+  ids: readonly string[],
+): Promise<string[]> {
   if (ids.length === 0) return [];
   // The delete triggers keep the rollups and the search index.
   await session.endDeferredUpkeep();
@@ -130,7 +166,11 @@ export interface PreviousActivity {
 
 /** The stored rows among `ids` (at most a batch), for their day and task before an upsert. */
 async function previousActivities(db: Db, ids: string[]): Promise<PreviousActivity[]> {
-  return db.selectFrom('activities').select(['id', 'user_id', 'local_date', 'task_id']).where('id', 'in', ids).execute();
+  return db
+    .selectFrom('activities')
+    .select(['id', 'user_id', 'local_date', 'task_id'])
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** Records that these users' local days changed, so summaries covering them are rebuilt. */

@@ -86,8 +86,9 @@ export class DeferredActivityUpkeep {
             and d.record_id in (select value from json_each(${ids}))
             and d.record_id not in (select id from ${sql.raw(WRITTEN)}))`.execute(this.db);
     }
-    await sql`insert or ignore into ${sql.raw(WRITTEN)} (id) select value from json_each(${JSON.stringify(rows.map((r) => r.id))})`
-      .execute(this.db);
+    await sql`insert or ignore into ${sql.raw(WRITTEN)} (id) select value from json_each(${JSON.stringify(rows.map((r) => r.id))})`.execute(
+      this.db,
+    );
   }
 
   /** Rows changed by other statements while deferred (a task's project): their days are summed again. */
@@ -104,7 +105,8 @@ export class DeferredActivityUpkeep {
   }
 
   private async catchUpRollups(): Promise<void> {
-    await sql.raw(`create table ${DAYS} (user_id text, local_date text, primary key (user_id, local_date)) without rowid`)
+    await sql
+      .raw(`create table ${DAYS} (user_id text, local_date text, primary key (user_id, local_date)) without rowid`)
       .execute(this.db);
     const days = [...this.days];
     for (let i = 0; i < days.length; i += CHUNK) {

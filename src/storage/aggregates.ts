@@ -117,7 +117,11 @@ async function timezonesOf(db: Kysely<Database>, userIds: string[]): Promise<Map
  * instants `start` (where `first` begins) and `end` (where the day after `last` begins). Null
  * when the range holds no whole day.
  */
-function wholeDays(from: number, to: number, timezone: string): { first: string; last: string; start: number; end: number } | null {
+function wholeDays(
+  from: number,
+  to: number,
+  timezone: string,
+): { first: string; last: string; start: number; end: number } | null {
   const fromDate = localDateOf(from, timezone);
   const first = firstInstantOfLocalDay(fromDate, timezone) === from ? fromDate : addDays(fromDate, 1);
   const toDate = localDateOf(to, timezone);
@@ -164,7 +168,11 @@ export interface NameRefs {
 export async function lookupNames(
   db: Kysely<Database>,
   groups: NameRefs[],
-): Promise<{ projects: Map<string, NamedProject>; categories: Map<string, NamedCategory>; tasks: Map<string, NamedTask> }> {
+): Promise<{
+  projects: Map<string, NamedProject>;
+  categories: Map<string, NamedCategory>;
+  tasks: Map<string, NamedTask>;
+}> {
   const projectIds = new Set<string>();
   const categoryIds = new Set<string>();
   // The users and the span of local days of the groups with a task (see tasksDatedIn).
@@ -214,7 +222,8 @@ export async function lookupNames(
   // A task's own project is shown (or masked) with the task: read the few not read already.
   for (const id of taskProjects) if (projects.has(id)) taskProjects.delete(id);
   if (taskProjects.size > 0) {
-    for (const [id, project] of (await projectsAndCategories(db, taskProjects, new Set())).projects) projects.set(id, project);
+    for (const [id, project] of (await projectsAndCategories(db, taskProjects, new Set())).projects)
+      projects.set(id, project);
   }
   return { projects, categories, tasks };
 }
@@ -312,7 +321,12 @@ const TASKS_DATED = fixedQuery((db, values, shape) => {
 });
 
 /** Tasks by id, the ids one JSON list (jsonList). */
-const TASKS_BY_ID = fixedQuery((db, [ids]) => db.selectFrom('tasks').$call(withIds(db, 'tasks', ids)).select(TASK_COLUMNS));
+const TASKS_BY_ID = fixedQuery((db, [ids]) =>
+  db
+    .selectFrom('tasks')
+    .$call(withIds(db, 'tasks', ids))
+    .select(TASK_COLUMNS),
+);
 
 /**
  * Only the rows of `table` whose id is one of `ids` (a jsonList), the list joined to the table

@@ -4,8 +4,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import {
-  Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, type PostgresPool, SqliteDialect,
-  type SqliteDatabase as KyselySqliteDatabase, sql,
+  Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  PostgresDialect,
+  type PostgresPool,
+  SqliteDialect,
+  type SqliteDatabase as KyselySqliteDatabase,
+  sql,
 } from 'kysely';
 import pg from 'pg';
 import { pgPoolSize } from '../config.ts';
@@ -53,7 +60,12 @@ export function openStorage(url: string): Storage {
     // A server that stops answering fails the requests that wait on it instead of holding them
     // (and a shutdown) forever: 10 s to get a connection, 120 s for one statement (reports
     // read in statements of a few hundred rows; the longest, an import's ANALYZE, takes seconds).
-    const pool = new pg.Pool({ connectionString: url, max: pgPoolSize(), connectionTimeoutMillis: 10_000, query_timeout: 120_000 });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: pgPoolSize(),
+      connectionTimeoutMillis: 10_000,
+      query_timeout: 120_000,
+    });
     // An idle connection closed by the server (restart, admin) must not crash the process;
     // the pool replaces it on the next checkout.
     pool.on('error', (err) => {
@@ -95,7 +107,9 @@ export function openStorage(url: string): Storage {
   }
   // Only what comes before a colon is shown: the rest may hold a password.
   const shown = url.includes(':') ? `${url.slice(0, url.indexOf(':'))}:…` : url;
-  throw new Error(`DAYBOOK_DATABASE_URL must start with sqlite: or postgres:// such as sqlite:./data/daybook.db (got "${shown}")`);
+  throw new Error(
+    `DAYBOOK_DATABASE_URL must start with sqlite: or postgres:// such as sqlite:./data/daybook.db (got "${shown}")`,
+  );
 }
 
 async function ping(db: Kysely<Database>): Promise<void> {
@@ -231,7 +245,8 @@ class FolderMigrations implements MigrationProvider {
 /** Applies the pending migrations (up to and including `to`, a migration's name, when given). */
 export async function migrate(storage: Storage, options: { to?: string } = {}): Promise<string[]> {
   const migrator = new Migrator({ db: storage.db, provider: new FolderMigrations() });
-  const { error, results } = options.to === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(options.to);
+  const { error, results } =
+    options.to === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(options.to);
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -15,13 +15,20 @@ export function usersAfter(db: Db, after: string) {
 }
 
 /** Teams, each with its members in listed order. */
-export async function teamsAfter(db: Db, after: string): Promise<(Selectable<TeamsTable> & { members: Selectable<TeamMembersTable>[] })[]> {
+export async function teamsAfter(
+  db: Db,
+  after: string,
+): Promise<(Selectable<TeamsTable> & { members: Selectable<TeamMembersTable>[] })[]> {
   const teams = await db.selectFrom('teams').selectAll().where('id', '>', after).orderBy('id').limit(PAGE).execute();
   if (teams.length === 0) return [];
   const members = await db
     .selectFrom('team_members')
     .selectAll()
-    .where('team_id', 'in', teams.map((t) => t.id))
+    .where(
+      'team_id',
+      'in',
+      teams.map((t) => t.id),
+    )
     .orderBy('team_id')
     .orderBy('position')
     .orderBy('user_id')
@@ -55,7 +62,10 @@ export function dayCommentsAfter(db: Db, after: { userId: string; date: string }
     .selectFrom('day_comments')
     .selectAll()
     .where((eb) =>
-      eb.or([eb('user_id', '>', after.userId), eb.and([eb('user_id', '=', after.userId), eb('date', '>', after.date)])]),
+      eb.or([
+        eb('user_id', '>', after.userId),
+        eb.and([eb('user_id', '=', after.userId), eb('date', '>', after.date)]),
+      ]),
     )
     .orderBy('user_id')
     .orderBy('date')

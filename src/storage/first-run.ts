@@ -27,7 +27,12 @@ export async function claimFirstRun(db: Kysely<Database>, at: number): Promise<b
   if (claim.outcome !== 'in progress' || at - Date.parse(claim.startedAt ?? '') < FIRST_RUN_STALE_MS) return false;
   if (await hasUsers(db)) return false;
   // Compare and set: of several starts that find the same stale claim, one replaces it.
-  const taken = await db.updateTable('daybook_meta').set({ value }).where('key', '=', FIRST_RUN).where('value', '=', held).executeTakeFirst();
+  const taken = await db
+    .updateTable('daybook_meta')
+    .set({ value })
+    .where('key', '=', FIRST_RUN)
+    .where('value', '=', held)
+    .executeTakeFirst();
   return Number(taken.numUpdatedRows) > 0;
 }
 

@@ -31,7 +31,9 @@ export interface FixedQuery<Row> {
   execute(db: Db, shape: string, values: readonly unknown[]): Promise<Row[]>;
 }
 
-export function fixedQuery<Row>(build: (db: Db, values: readonly unknown[], shape: string) => Compilable<Row>): FixedQuery<Row> {
+export function fixedQuery<Row>(
+  build: (db: Db, values: readonly unknown[], shape: string) => Compilable<Row>,
+): FixedQuery<Row> {
   // Per dialect (the adapter is shared by a database's connections and transactions), then shape.
   const compiledBy = new WeakMap<object, Map<string, Compiled>>();
 
@@ -47,7 +49,8 @@ export function fixedQuery<Row>(build: (db: Db, values: readonly unknown[], shap
       const placeholders = Array.from({ length: count }, (_, i) => `${PLACEHOLDER}${i}`);
       const indexOf = new Map(placeholders.map((p, i) => [p, i]));
       const query = build(db, placeholders, shape).compile();
-      const refused = () => new Error(`fixedQuery (${shape}): every value must reach the query as a parameter, unchanged`);
+      const refused = () =>
+        new Error(`fixedQuery (${shape}): every value must reach the query as a parameter, unchanged`);
       const used = new Set<number>();
       const slots = query.parameters.map((p) => {
         if (typeof p !== 'string' || !p.includes(PLACEHOLDER)) return { constant: p };
@@ -65,7 +68,10 @@ export function fixedQuery<Row>(build: (db: Db, values: readonly unknown[], shap
 
   function compile(db: Db, shape: string, values: readonly unknown[]): CompiledQuery<Row> {
     const { sql, slots } = compiledFor(db, shape, values.length);
-    return CompiledQuery.raw(sql, slots.map((slot) => (typeof slot === 'number' ? values[slot] : slot.constant))) as CompiledQuery<Row>;
+    return CompiledQuery.raw(
+      sql,
+      slots.map((slot) => (typeof slot === 'number' ? values[slot] : slot.constant)),
+    ) as CompiledQuery<Row>;
   }
 
   return {

@@ -17,7 +17,10 @@ export async function loadKnownRecords(session: WriteSession): Promise<KnownReco
     (await db.selectFrom(table).select('id').execute()).map((r) => r.id);
   return {
     users: await db.selectFrom('users').select(['id', 'timezone', 'email', 'handle']).execute(),
-    apiKeys: (await db.selectFrom('api_keys').select(['id', 'key_hash']).execute()).map((k) => ({ id: k.id, keyHash: k.key_hash })),
+    apiKeys: (await db.selectFrom('api_keys').select(['id', 'key_hash']).execute()).map((k) => ({
+      id: k.id,
+      keyHash: k.key_hash,
+    })),
     teamIds: await ids('teams'),
     portfolioIds: await ids('portfolios'),
     categoryIds: await ids('categories'),

@@ -87,7 +87,11 @@ const VISIBLE_PROJECTS = fixedQuery((db, [userId], shape) => {
   const [sort, includeArchived] = shape.split(' ') as [ProjectSortKey, string];
   const column = SORT_COLUMN[sort];
   let query = db
-    .selectFrom(selectProjects(db).where(visibleTo(userId as string)).as('p'))
+    .selectFrom(
+      selectProjects(db)
+        .where(visibleTo(userId as string))
+        .as('p'),
+    )
     .selectAll('p')
     .orderBy(sql`case when ${sql.ref(`p.${column}`)} is null then 1 else 0 end`)
     .orderBy(sql.ref(`p.${column}`), 'desc')
@@ -172,7 +176,9 @@ export async function portfoliosUsableBy(
     .selectFrom('portfolios')
     .select(['id', 'name', 'owner_id', 'team_id'])
     .where((eb) =>
-      teamIds.length > 0 ? eb.or([eb('owner_id', '=', userId), eb('team_id', 'in', teamIds)]) : eb('owner_id', '=', userId),
+      teamIds.length > 0
+        ? eb.or([eb('owner_id', '=', userId), eb('team_id', 'in', teamIds)])
+        : eb('owner_id', '=', userId),
     )
     .orderBy('id')
     .execute();
@@ -180,7 +186,11 @@ export async function portfoliosUsableBy(
 }
 
 export async function findPortfolio(db: Kysely<Database>, id: string): Promise<PortfolioRef | undefined> {
-  const row = await db.selectFrom('portfolios').select(['id', 'name', 'owner_id', 'team_id']).where('id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('portfolios')
+    .select(['id', 'name', 'owner_id', 'team_id'])
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row && { id: row.id, name: row.name, ownerId: row.owner_id, teamId: row.team_id };
 }
 
@@ -226,9 +236,13 @@ export async function upsertPortfolios(session: WriteSession, rows: Insertable<P
   await session.db
     .insertInto('portfolios')
     .values(rows)
-    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
-      name: eb.ref('excluded.name'), owner_id: eb.ref('excluded.owner_id'), team_id: eb.ref('excluded.team_id'),
-    })))
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet((eb) => ({
+        name: eb.ref('excluded.name'),
+        owner_id: eb.ref('excluded.owner_id'),
+        team_id: eb.ref('excluded.team_id'),
+      })),
+    )
     .execute();
 }
 
@@ -237,7 +251,15 @@ export async function upsertCategories(session: WriteSession, rows: Insertable<C
   if (rows.length === 0) return;
   const db = session.db;
   const shown = (c: { name: string; emoji?: string | null }) => `${c.name}\u0000${c.emoji ?? ''}`;
-  const stored = await db.selectFrom('categories').select(['id', 'name', 'emoji']).where('id', 'in', rows.map((c) => c.id)).execute();
+  const stored = await db
+    .selectFrom('categories')
+    .select(['id', 'name', 'emoji'])
+    .where(
+      'id',
+      'in',
+      rows.map((c) => c.id),
+    )
+    .execute();
   const before = new Map(stored.map((c) => [c.id, shown(c)]));
   for (const c of rows) {
     const was = before.get(c.id);
@@ -246,7 +268,9 @@ export async function upsertCategories(session: WriteSession, rows: Insertable<C
   await db
     .insertInto('categories')
     .values(rows)
-    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), emoji: eb.ref('excluded.emoji') })))
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), emoji: eb.ref('excluded.emoji') })),
+    )
     .execute();
 }
 
@@ -257,7 +281,15 @@ export async function upsertCategories(session: WriteSession, rows: Insertable<C
 export async function upsertProjects(session: WriteSession, rows: Insertable<ProjectsTable>[]): Promise<void> {
   if (rows.length === 0) return;
   const db = session.db;
-  const names = await db.selectFrom('projects').select(['id', 'name']).where('id', 'in', rows.map((p) => p.id)).execute();
+  const names = await db
+    .selectFrom('projects')
+    .select(['id', 'name'])
+    .where(
+      'id',
+      'in',
+      rows.map((p) => p.id),
+    )
+    .execute();
   const before = new Map(names.map((p) => [p.id, p.name]));
   for (const p of rows) {
     const was = before.get(p.id);
@@ -266,19 +298,21 @@ export async function upsertProjects(session: WriteSession, rows: Insertable<Pro
   await db
     .insertInto('projects')
     .values(rows)
-    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
-      name: eb.ref('excluded.name'),
-      description: eb.ref('excluded.description'),
-      color: eb.ref('excluded.color'),
-      team_id: eb.ref('excluded.team_id'),
-      portfolio_id: eb.ref('excluded.portfolio_id'),
-      private: eb.ref('excluded.private'),
-      confidential: eb.ref('excluded.confidential'),
-      contributor_ids: eb.ref('excluded.contributor_ids'),
-      archived: eb.ref('excluded.archived'),
-      created_by: eb.ref('excluded.created_by'),
-      created_at: eb.fn.coalesce(eb.ref('excluded.created_at'), eb.ref('projects.created_at')),
-      updated_at: eb.ref('excluded.updated_at'),
-    })))
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet((eb) => ({
+        name: eb.ref('excluded.name'),
+        description: eb.ref('excluded.description'),
+        color: eb.ref('excluded.color'),
+        team_id: eb.ref('excluded.team_id'),
+        portfolio_id: eb.ref('excluded.portfolio_id'),
+        private: eb.ref('excluded.private'),
+        confidential: eb.ref('excluded.confidential'),
+        contributor_ids: eb.ref('excluded.contributor_ids'),
+        archived: eb.ref('excluded.archived'),
+        created_by: eb.ref('excluded.created_by'),
+        created_at: eb.fn.coalesce(eb.ref('excluded.created_at'), eb.ref('projects.created_at')),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    )
     .execute();
 }

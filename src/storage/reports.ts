@@ -144,7 +144,8 @@ export async function eachActivity(
     return;
   }
   if (q.to - q.from <= PLAIN_QUERY_RANGE_MS) {
-    for (const row of (await storage.db.executeQuery(activityQuery(storage.db, q, order))).rows) visit(row as ActivityDetail);
+    for (const row of (await storage.db.executeQuery(activityQuery(storage.db, q, order))).rows)
+      visit(row as ActivityDetail);
     return;
   }
   await storage.db
@@ -153,7 +154,9 @@ export async function eachActivity(
     .setAccessMode('read only')
     .execute(async (trx) => {
       const rows = activityQuery(trx, q, order);
-      await trx.executeQuery(CompiledQuery.raw(`declare activity_rows no scroll cursor for ${rows.sql}`, [...rows.parameters]));
+      await trx.executeQuery(
+        CompiledQuery.raw(`declare activity_rows no scroll cursor for ${rows.sql}`, [...rows.parameters]),
+      );
       for (;;) {
         const { rows } = await sql<ActivityDetail>`fetch forward ${sql.lit(fetchRows)} from activity_rows`.execute(trx);
         for (const row of rows) visit(row);
@@ -166,7 +169,12 @@ export async function eachActivity(
 /** The statement of eachActivity (values: the user, from, to, then the projects if any). */
 function activityQuery(db: Kysely<Database>, q: ActivityDetailQuery, order: ActivityOrder) {
   const projects = q.projectIds ?? [];
-  return ACTIVITY_ROWS.compile(db, `${order} ${q.projectIds ? projects.length : 'all'}`, [q.userId, q.from, q.to, ...projects]);
+  return ACTIVITY_ROWS.compile(db, `${order} ${q.projectIds ? projects.length : 'all'}`, [
+    q.userId,
+    q.from,
+    q.to,
+    ...projects,
+  ]);
 }
 
 /** Its shape is the order, then the number of projects or `all`. */

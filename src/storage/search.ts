@@ -89,7 +89,9 @@ const WEEK_MS = 7 * DAY_MS;
  */
 export async function findSearchCandidates(storage: Storage, q: CandidateQuery): Promise<SearchDocument[]> {
   if (q.words.length === 0 || q.sources.length === 0) return [];
-  const parts = q.sources.map((source) => (storage.dialect === 'postgres' ? postgresCandidates(source, q) : sqliteCandidates(source, q)));
+  const parts = q.sources.map((source) =>
+    storage.dialect === 'postgres' ? postgresCandidates(source, q) : sqliteCandidates(source, q),
+  );
   const rows = (await sql<CandidateRow>`${sql.join(parts, sql` union all `)}`.execute(storage.db)).rows;
   return rows.map(toDocument);
 }

@@ -34,10 +34,20 @@ export async function summaryStamps(db: Db, userId: string): Promise<SummaryStam
     .select(['level', 'period_start', 'period_end', 'built_at'])
     .where('user_id', '=', userId)
     .execute();
-  return rows.map((r) => ({ level: r.level, periodStart: r.period_start, periodEnd: r.period_end, builtAt: Number(r.built_at) }));
+  return rows.map((r) => ({
+    level: r.level,
+    periodStart: r.period_start,
+    periodEnd: r.period_end,
+    builtAt: Number(r.built_at),
+  }));
 }
 
-export async function findSummaryStamp(db: Db, userId: string, level: Level, periodStart: string): Promise<SummaryStamp | undefined> {
+export async function findSummaryStamp(
+  db: Db,
+  userId: string,
+  level: Level,
+  periodStart: string,
+): Promise<SummaryStamp | undefined> {
   const row = await db
     .selectFrom('summaries')
     .select(['period_end', 'built_at'])
@@ -50,7 +60,11 @@ export async function findSummaryStamp(db: Db, userId: string, level: Level, per
 
 /** When each of the user's local days last changed (import, timezone change). */
 export async function changedDays(db: Db, userId: string): Promise<{ date: string; changedAt: number }[]> {
-  const rows = await db.selectFrom('changed_days').select(['local_date', 'changed_at']).where('user_id', '=', userId).execute();
+  const rows = await db
+    .selectFrom('changed_days')
+    .select(['local_date', 'changed_at'])
+    .where('user_id', '=', userId)
+    .execute();
   return rows.map((r) => ({ date: r.local_date, changedAt: Number(r.changed_at) }));
 }
 
@@ -66,7 +80,12 @@ export async function latestChange(db: Db, userId: string, from: string, to: str
   return row?.latest === null || row?.latest === undefined ? null : Number(row.latest);
 }
 
-export async function findSummaryContent(db: Db, userId: string, level: Level, periodStart: string): Promise<string | undefined> {
+export async function findSummaryContent(
+  db: Db,
+  userId: string,
+  level: Level,
+  periodStart: string,
+): Promise<string | undefined> {
   const [row] = await SUMMARY_CONTENT.execute(db, '', [userId, level, periodStart]);
   return row?.content;
 }
@@ -95,7 +114,9 @@ export async function saveSummary(
       built_at: s.builtAt,
     })
     .onConflict((oc) =>
-      oc.columns(['user_id', 'level', 'period_start']).doUpdateSet({ period_end: s.periodEnd, content: s.content, built_at: s.builtAt }),
+      oc
+        .columns(['user_id', 'level', 'period_start'])
+        .doUpdateSet({ period_end: s.periodEnd, content: s.content, built_at: s.builtAt }),
     )
     .execute();
 }
@@ -122,7 +143,9 @@ export async function withBuildClaim<T>(
 ): Promise<{ claimed: true; result: T } | { claimed: false }> {
   return storage.db.transaction().execute(async (trx) => {
     if (storage.dialect === 'postgres') {
-      const { rows } = await sql<{ claimed: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) as claimed`.execute(trx);
+      const { rows } = await sql<{
+        claimed: boolean;
+      }>`select pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) as claimed`.execute(trx);
       if (!rows[0]?.claimed) return { claimed: false as const };
     }
     return { claimed: true as const, result: await build(trx) };

@@ -23,7 +23,11 @@ export async function upsertTasks(session: WriteSession, rows: TaskRow[]): Promi
   const stored = await db
     .selectFrom('tasks')
     .select(['id', 'project_id', 'user_id', 'title'])
-    .where('id', 'in', rows.map((t) => t.id))
+    .where(
+      'id',
+      'in',
+      rows.map((t) => t.id),
+    )
     .execute();
   const storedById = new Map(stored.map((t) => [t.id, t]));
   const moved: string[] = [];
@@ -39,22 +43,26 @@ export async function upsertTasks(session: WriteSession, rows: TaskRow[]): Promi
   const postgres = session.dialect === 'postgres';
   await db
     .insertInto('tasks')
-    .values(rows.map((t) => {
-      if (!postgres) return t;
-      const words = postgresSearchWords(t.user_id, t.created_at, t.title, t.description ?? null);
-      return { ...t, search_words: sql<string>`array_to_tsvector(string_to_array(${words}, ' '))` };
-    }))
-    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
-      ...(postgres ? { search_words: eb.ref('excluded.search_words') } : {}),
-      user_id: eb.ref('excluded.user_id'),
-      date: eb.ref('excluded.date'),
-      title: eb.ref('excluded.title'),
-      description: eb.ref('excluded.description'),
-      project_id: eb.ref('excluded.project_id'),
-      visible: eb.ref('excluded.visible'),
-      created_at: eb.ref('excluded.created_at'),
-      created_at_auto: eb.ref('excluded.created_at_auto'),
-    })))
+    .values(
+      rows.map((t) => {
+        if (!postgres) return t;
+        const words = postgresSearchWords(t.user_id, t.created_at, t.title, t.description ?? null);
+        return { ...t, search_words: sql<string>`array_to_tsvector(string_to_array(${words}, ' '))` };
+      }),
+    )
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet((eb) => ({
+        ...(postgres ? { search_words: eb.ref('excluded.search_words') } : {}),
+        user_id: eb.ref('excluded.user_id'),
+        date: eb.ref('excluded.date'),
+        title: eb.ref('excluded.title'),
+        description: eb.ref('excluded.description'),
+        project_id: eb.ref('excluded.project_id'),
+        visible: eb.ref('excluded.visible'),
+        created_at: eb.ref('excluded.created_at'),
+        created_at_auto: eb.ref('excluded.created_at_auto'),
+      })),
+    )
     .execute();
   session.daysChanged(rows.map((t) => ({ user_id: t.user_id, local_date: t.date })));
   // A task whose createdAt follows its first activity may have one already.
@@ -73,7 +81,10 @@ export async function upsertTasks(session: WriteSession, rows: TaskRow[]): Promi
     await db
       .updateTable('activities')
       .set((eb) => ({
-        effective_project_id: eb.selectFrom('tasks').select('tasks.project_id').whereRef('tasks.id', '=', 'activities.task_id'),
+        effective_project_id: eb
+          .selectFrom('tasks')
+          .select('tasks.project_id')
+          .whereRef('tasks.id', '=', 'activities.task_id'),
       }))
       .where('task_id', 'in', textList(db, projectChanged))
       .where('project_id', 'is', null)
@@ -91,7 +102,12 @@ export async function deleteTasks(session: WriteSession, userId: string, ids: re
   const activities = await db
     .deleteFrom('activities')
     .where('task_id', 'in', (eb) =>
-      eb.selectFrom('tasks').select('tasks.id').where('tasks.user_id', '=', userId).where('tasks.id', 'in', textList(db, ids)))
+      eb
+        .selectFrom('tasks')
+        .select('tasks.id')
+        .where('tasks.user_id', '=', userId)
+        .where('tasks.id', 'in', textList(db, ids)),
+    )
     .returning(['user_id', 'local_date'])
     .execute();
   const tasks = await db
@@ -107,7 +123,11 @@ export async function deleteTasks(session: WriteSession, userId: string, ids: re
 
 /** Who a stored task belongs to and its project. */
 export async function findTaskOwner(session: WriteSession, id: string): Promise<TaskOwner | undefined> {
-  const row = await session.db.selectFrom('tasks').select(['user_id', 'project_id']).where('id', '=', id).executeTakeFirst();
+  const row = await session.db
+    .selectFrom('tasks')
+    .select(['user_id', 'project_id'])
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row && { userId: row.user_id, projectId: row.project_id };
 }
 

@@ -46,7 +46,11 @@ export class WriteSession {
   private activitiesWritten = false;
   private deferred: DeferredActivityUpkeep | null = null;
   private readonly days = new Set<string>();
-  private readonly renamedThings = { projects: new Set<string>(), categories: new Set<string>(), tasks: new Set<string>() };
+  private readonly renamedThings = {
+    projects: new Set<string>(),
+    categories: new Set<string>(),
+    tasks: new Set<string>(),
+  };
   /** Tasks whose activities changed (sessions that are not bulk): their derived `createdAt` is refreshed. */
   private readonly tasks = new Set<string>();
 

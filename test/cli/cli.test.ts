@@ -38,9 +38,20 @@ test('the program itself (bin/daybook): --help exits 0 listing the commands; a u
   for (const command of ['serve', 'migrate', 'import', 'export', 'demo', 'users', 'teams', 'keys', 'summaries']) {
     assert.match(help.stdout, new RegExp(`^ {2}${command}\\b`, 'm'), command);
   }
-  const wrong = await daybookProcess('sqlite::memory:', 'users', 'create', '--email', 'x@example.com', '--timezone', 'Mars/Olympus');
+  const wrong = await daybookProcess(
+    'sqlite::memory:',
+    'users',
+    'create',
+    '--email',
+    'x@example.com',
+    '--timezone',
+    'Mars/Olympus',
+  );
   assert.deepEqual([wrong.code, wrong.stdout], [2, '']);
-  assert.equal(wrong.stderr, 'daybook: --timezone must be an IANA timezone such as Europe/Berlin (got "Mars/Olympus")\n');
+  assert.equal(
+    wrong.stderr,
+    'daybook: --timezone must be an IANA timezone such as Europe/Berlin (got "Mars/Olympus")\n',
+  );
 });
 
 forEachDialect('daybook CLI', (dialect) => {
@@ -65,8 +76,19 @@ forEachDialect('daybook CLI', (dialect) => {
 
   test('users create, list and update', async () => {
     const created = await daybook(
-      db.url, 'users', 'create', '--id', 'u_ann', '--email', 'ann@example.com', '--name', 'Ann Lee',
-      '--timezone', 'Europe/Berlin', '--plan', 'pro',
+      db.url,
+      'users',
+      'create',
+      '--id',
+      'u_ann',
+      '--email',
+      'ann@example.com',
+      '--name',
+      'Ann Lee',
+      '--timezone',
+      'Europe/Berlin',
+      '--plan',
+      'pro',
     );
     assert.deepEqual([created.code, created.stdout], [0, 'u_ann\n'], created.stderr);
     const generated = await daybook(db.url, 'users', 'create', '--email', 'ben@example.com');
@@ -77,30 +99,48 @@ forEachDialect('daybook CLI', (dialect) => {
     const listed = await daybook(db.url, 'users', 'list');
     assert.equal(listed.code, 0, listed.stderr);
     const lines = listed.stdout.trim().split('\n').sort();
-    assert.deepEqual(lines, [
-      `${benId}\tben@example.com\t\tcore\tUTC`,
-      'u_ann\tann@example.com\tAnn Lee\tpro\tEurope/Berlin',
-    ].sort());
+    assert.deepEqual(
+      lines,
+      [`${benId}\tben@example.com\t\tcore\tUTC`, 'u_ann\tann@example.com\tAnn Lee\tpro\tEurope/Berlin'].sort(),
+    );
 
-    const updated = await daybook(db.url, 'users', 'update', 'u_ann', '--name', 'Ann Meyer', '--timezone', 'Asia/Tokyo', '--plan', 'free');
+    const updated = await daybook(
+      db.url,
+      'users',
+      'update',
+      'u_ann',
+      '--name',
+      'Ann Meyer',
+      '--timezone',
+      'Asia/Tokyo',
+      '--plan',
+      'free',
+    );
     assert.deepEqual([updated.code, updated.stdout], [0, 'updated u_ann\n'], updated.stderr);
     const after = await daybook(db.url, 'users', 'list');
     assert.ok(after.stdout.includes('u_ann\tann@example.com\tAnn Meyer\tfree\tAsia/Tokyo\n'), after.stdout);
   });
 
-  test('users update with a new timezone moves the user\'s activities to their new local days', async () => {
+  test("users update with a new timezone moves the user's activities to their new local days", async () => {
     const file = join(dir, `late-${dialect}.json`);
-    writeFileSync(file, JSON.stringify({
-      version: 1,
-      users: [{ id: 'u_late', email: 'late@example.com', timezone: 'UTC' }],
-      activities: [{ id: 'a_late', userId: 'u_late', start: '2026-11-16T23:30:00Z', headline: 'late' }],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 1,
+        users: [{ id: 'u_late', email: 'late@example.com', timezone: 'UTC' }],
+        activities: [{ id: 'a_late', userId: 'u_late', start: '2026-11-16T23:30:00Z', headline: 'late' }],
+      }),
+    );
     assert.equal((await daybook(db.url, 'import', file)).code, 0);
     const moved = await daybook(db.url, 'users', 'update', 'u_late', '--timezone', 'Europe/Berlin');
     assert.equal(moved.code, 0, moved.stderr);
     const storage = openStorage(db.url);
     try {
-      const row = await storage.db.selectFrom('activities').select('local_date').where('id', '=', 'a_late').executeTakeFirstOrThrow();
+      const row = await storage.db
+        .selectFrom('activities')
+        .select('local_date')
+        .where('id', '=', 'a_late')
+        .executeTakeFirstOrThrow();
       assert.equal(row.local_date, '2026-11-17');
     } finally {
       await storage.close();
@@ -110,22 +150,66 @@ forEachDialect('daybook CLI', (dialect) => {
   test('teams create, add-member and set-member-status', async () => {
     const created = await daybook(db.url, 'teams', 'create', '--id', 't_core', '--name', 'Core');
     assert.deepEqual([created.code, created.stdout], [0, 't_core\n'], created.stderr);
-    const added = await daybook(db.url, 'teams', 'add-member', '--team', 't_core', '--user', 'u_ann', '--role', 'admin');
+    const added = await daybook(
+      db.url,
+      'teams',
+      'add-member',
+      '--team',
+      't_core',
+      '--user',
+      'u_ann',
+      '--role',
+      'admin',
+    );
     assert.deepEqual([added.code, added.stdout], [0, 'u_ann is a member of t_core\n'], added.stderr);
-    const inactive = await daybook(db.url, 'teams', 'set-member-status', '--team', 't_core', '--user', 'u_ann', '--status', 'inactive');
+    const inactive = await daybook(
+      db.url,
+      'teams',
+      'set-member-status',
+      '--team',
+      't_core',
+      '--user',
+      'u_ann',
+      '--status',
+      'inactive',
+    );
     assert.deepEqual([inactive.code, inactive.stdout], [0, 'u_ann is inactive in t_core\n'], inactive.stderr);
 
     const exported = await daybook(db.url, 'export');
     const team = (JSON.parse(exported.stdout) as { teams: { id: string }[] }).teams.find((t) => t.id === 't_core');
-    assert.deepEqual(team, { id: 't_core', name: 'Core', members: [{ userId: 'u_ann', status: 'inactive', role: 'admin' }] });
+    assert.deepEqual(team, {
+      id: 't_core',
+      name: 'Core',
+      members: [{ userId: 'u_ann', status: 'inactive', role: 'admin' }],
+    });
 
-    const stranger = await daybook(db.url, 'teams', 'set-member-status', '--team', 't_core', '--user', 'u_late', '--status', 'active');
+    const stranger = await daybook(
+      db.url,
+      'teams',
+      'set-member-status',
+      '--team',
+      't_core',
+      '--user',
+      'u_late',
+      '--status',
+      'active',
+    );
     assert.equal(stranger.code, 2);
     assert.match(stranger.stderr, /u_late is not a member of t_core/);
   });
 
   test('keys create prints the key once; it works over HTTP and only its hash is stored', async () => {
-    const created = await daybook(db.url, 'keys', 'create', '--user', 'u_late', '--name', 'laptop', '--scopes', 'user:read,reports:read');
+    const created = await daybook(
+      db.url,
+      'keys',
+      'create',
+      '--user',
+      'u_late',
+      '--name',
+      'laptop',
+      '--scopes',
+      'user:read,reports:read',
+    );
     assert.equal(created.code, 0, created.stderr);
     const key = created.stdout.trim();
     assert.match(key, /^dbk_[A-Za-z0-9_-]{43}$/, 'at least 128 bits of randomness, printed alone on stdout');
@@ -144,28 +228,61 @@ forEachDialect('daybook CLI', (dialect) => {
       const listed = await daybook(db.url, 'keys', 'list', '--user', 'u_late');
       assert.equal(listed.code, 0, listed.stderr);
       const [id, user, name, scopes, state] = listed.stdout.trim().split('\t');
-      assert.deepEqual([id, user, name, scopes, state], [rows[0]!.id, 'u_late', 'laptop', 'user:read reports:read', 'active']);
+      assert.deepEqual(
+        [id, user, name, scopes, state],
+        [rows[0]!.id, 'u_late', 'laptop', 'user:read reports:read', 'active'],
+      );
       assert.ok(!listed.stdout.includes(key));
 
       const revoked = await daybook(db.url, 'keys', 'revoke', rows[0]!.id);
       assert.deepEqual([revoked.code, revoked.stdout], [0, `revoked ${rows[0]!.id}\n`], revoked.stderr);
-      assert.match((await daybook(db.url, 'keys', 'list')).stdout, new RegExp(`^${rows[0]!.id}\\tu_late\\tlaptop\\t.*\\trevoked\\t`, 'm'));
+      assert.match(
+        (await daybook(db.url, 'keys', 'list')).stdout,
+        new RegExp(`^${rows[0]!.id}\\tu_late\\tlaptop\\t.*\\trevoked\\t`, 'm'),
+      );
       const after = await call(t.app, 'GET', '/user', { key });
-      assert.deepEqual([after.status, after.json], [401, { success: false, error: 'Invalid API key', message: 'Invalid API key' }]);
+      assert.deepEqual(
+        [after.status, after.json],
+        [401, { success: false, error: 'Invalid API key', message: 'Invalid API key' }],
+      );
     } finally {
       await t.close();
     }
   });
 
   const usageErrors: [string, string[], RegExp][] = [
-    ['an unknown scope', ['keys', 'create', '--user', 'u_ann', '--name', 'x', '--scopes', 'user:read,users:write'], /unknown scope "users:write"/],
-    ['an unknown user for a key', ['keys', 'create', '--user', 'u_nobody', '--name', 'x'], /no user with id "u_nobody"/],
+    [
+      'an unknown scope',
+      ['keys', 'create', '--user', 'u_ann', '--name', 'x', '--scopes', 'user:read,users:write'],
+      /unknown scope "users:write"/,
+    ],
+    [
+      'an unknown user for a key',
+      ['keys', 'create', '--user', 'u_nobody', '--name', 'x'],
+      /no user with id "u_nobody"/,
+    ],
     ['an unknown user to update', ['users', 'update', 'u_nobody', '--name', 'X'], /no user with id "u_nobody"/],
-    ['an unknown user for a team', ['teams', 'add-member', '--team', 't_core', '--user', 'u_nobody'], /no user with id "u_nobody"/],
-    ['a bad timezone', ['users', 'create', '--email', 'x@example.com', '--timezone', 'Mars/Olympus'], /--timezone must be an IANA timezone.*"Mars\/Olympus"/],
+    [
+      'an unknown user for a team',
+      ['teams', 'add-member', '--team', 't_core', '--user', 'u_nobody'],
+      /no user with id "u_nobody"/,
+    ],
+    [
+      'a bad timezone',
+      ['users', 'create', '--email', 'x@example.com', '--timezone', 'Mars/Olympus'],
+      /--timezone must be an IANA timezone.*"Mars\/Olympus"/,
+    ],
     ['a missing option', ['users', 'create', '--name', 'No Mail'], /required option '--email <email>' not specified/],
-    ['a bad plan', ['users', 'update', 'u_ann', '--plan', 'gold'], /--plan must be one of free, core, pro \(got "gold"\)/],
-    ['a taken e-mail address', ['users', 'create', '--email', 'ann@example.com'], /that e-mail address is already in use/],
+    [
+      'a bad plan',
+      ['users', 'update', 'u_ann', '--plan', 'gold'],
+      /--plan must be one of free, core, pro \(got "gold"\)/,
+    ],
+    [
+      'a taken e-mail address',
+      ['users', 'create', '--email', 'ann@example.com'],
+      /that e-mail address is already in use/,
+    ],
     ['an unknown key to revoke', ['keys', 'revoke', 'key_nope'], /no key with id "key_nope"/],
     ['an unknown command', ['userz', 'list'], /unknown command 'userz'/],
     ['a file that does not exist', ['import', 'no-such-file.json'], /cannot read no-such-file.json/],
@@ -185,7 +302,10 @@ forEachDialect('daybook CLI', (dialect) => {
     try {
       const imported = await daybook(target.url, 'import', EXAMPLE);
       assert.equal(imported.code, 0, imported.stderr);
-      assert.match(imported.stdout, /^imported 134 records in [\d.]+ s \(user: 4, team: 2, portfolio: 2, category: 3, project: 6, task: 18, activity: 90, dayComment: 4, apiKey: 5\)\n$/);
+      assert.match(
+        imported.stdout,
+        /^imported 134 records in [\d.]+ s \(user: 4, team: 2, portfolio: 2, category: 3, project: 6, task: 18, activity: 90, dayComment: 4, apiKey: 5\)\n$/,
+      );
 
       const toStdout = await daybook(target.url, 'export');
       assert.equal(toStdout.code, 0, toStdout.stderr);
@@ -196,7 +316,11 @@ forEachDialect('daybook CLI', (dialect) => {
       assert.equal((await daybook(target.url, 'export', '--out', ndjsonFile)).code, 0);
       assert.equal((await daybook(target.url, 'export', '--out', jsonlFile)).code, 0);
       assert.equal(readFileSync(jsonFile, 'utf8'), toStdout.stdout);
-      assert.equal(readFileSync(jsonlFile, 'utf8'), readFileSync(ndjsonFile, 'utf8'), '.jsonl is NDJSON too, as import reads it');
+      assert.equal(
+        readFileSync(jsonlFile, 'utf8'),
+        readFileSync(ndjsonFile, 'utf8'),
+        '.jsonl is NDJSON too, as import reads it',
+      );
 
       const storage = openStorage(target.url);
       try {
@@ -206,7 +330,10 @@ forEachDialect('daybook CLI', (dialect) => {
         await storage.close();
       }
       const keys = JSON.parse(toStdout.stdout).apiKeys as { keyHash?: string; key?: string }[];
-      assert.ok(keys.every((k) => k.keyHash && !k.key), 'keys are exported as hashes');
+      assert.ok(
+        keys.every((k) => k.keyHash && !k.key),
+        'keys are exported as hashes',
+      );
 
       // The NDJSON export imports into another empty database and exports the same bytes.
       const copy = await emptyDatabase(dialect, dir, 'cli');
@@ -245,7 +372,9 @@ forEachDialect('daybook CLI', (dialect) => {
     try {
       assert.equal((await daybook(demo.url, 'demo', '--users', '2', '--days', '20')).code, 0);
       const { status, stderr } = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
-        const child = spawn('bash', [join(repoRoot, 'bin', 'daybook'), 'export'], { env: { ...process.env, DAYBOOK_DATABASE_URL: demo.url } });
+        const child = spawn('bash', [join(repoRoot, 'bin', 'daybook'), 'export'], {
+          env: { ...process.env, DAYBOOK_DATABASE_URL: demo.url },
+        });
         let err = '';
         child.stderr.on('data', (d) => (err += d));
         // Like `head -c 10`: read a little, then close the pipe.
@@ -263,14 +392,24 @@ forEachDialect('daybook CLI', (dialect) => {
     const lines = [
       { type: 'user', id: 'u_zed', email: 'zed@example.com' },
       { type: 'category', id: 'c_new', name: 'New' },
-      { type: 'activity', id: 'a_zed', userId: 'u_zed', start: '2026-11-20T09:00:00Z', headline: 'Work', categoryId: 'c_new' },
+      {
+        type: 'activity',
+        id: 'a_zed',
+        userId: 'u_zed',
+        start: '2026-11-20T09:00:00Z',
+        headline: 'Work',
+        categoryId: 'c_new',
+      },
       { type: 'task', id: 'k_orphan', userId: 'u_nobody', date: '2026-11-20', title: 'Orphan' },
     ].map((record) => JSON.stringify(record));
     const file = join(dir, `bad-${dialect}.ndjson`);
     writeFileSync(file, `${lines.join('\n')}\n`);
     const run = await daybook(db.url, 'import', file);
     assert.equal(run.code, 1);
-    assert.match(run.stderr, /^daybook: import failed, nothing was changed: line 4 \(task\): userId: no user with id "u_nobody"\n$/);
+    assert.match(
+      run.stderr,
+      /^daybook: import failed, nothing was changed: line 4 \(task\): userId: no user with id "u_nobody"\n$/,
+    );
     assert.equal((await daybook(db.url, 'export')).stdout, before.stdout);
   });
 });
@@ -290,7 +429,10 @@ test('SQLite: an import succeeds while a server process writes to the same file'
       while (writing) {
         // While the import holds the write lock a write waits for it (busy_timeout); a long
         // import may outlast that wait, which the server answers 503: not this test's concern.
-        await server.db.insertInto('teams').values({ id: `t_busy_${writes}`, name: 'busy' }).execute()
+        await server.db
+          .insertInto('teams')
+          .values({ id: `t_busy_${writes}`, name: 'busy' })
+          .execute()
           .catch((err: { code?: string }) => {
             if (err.code !== 'SQLITE_BUSY') throw err;
           });

@@ -21,7 +21,12 @@ test('defaults', () => {
 });
 
 test('accepted values', () => {
-  const config = loadConfig({ PORT: '65535', LOG_LEVEL: 'warn', DAYBOOK_TRUST_PROXY: 'true', DAYBOOK_PG_POOL_SIZE: '3' });
+  const config = loadConfig({
+    PORT: '65535',
+    LOG_LEVEL: 'warn',
+    DAYBOOK_TRUST_PROXY: 'true',
+    DAYBOOK_PG_POOL_SIZE: '3',
+  });
   assert.deepEqual([config.port, config.logLevel, config.trustProxy], [65535, 'warn', true]);
 });
 
@@ -37,36 +42,60 @@ const BAD: [Record<string, string>, string][] = [
   [{ PORT: '0x50' }, 'PORT must be an integer from 0 to 65535 (got "0x50")'],
   [{ PORT: '1e3' }, 'PORT must be an integer from 0 to 65535 (got "1e3")'],
   // A timer cannot wait longer than 2^31 - 1 ms; a longer one would fire at once, over and over.
-  [{ DAYBOOK_SUMMARY_INTERVAL_SECONDS: '2592000' }, 'DAYBOOK_SUMMARY_INTERVAL_SECONDS must be an integer from 0 to 2147483 (got "2592000")'],
+  [
+    { DAYBOOK_SUMMARY_INTERVAL_SECONDS: '2592000' },
+    'DAYBOOK_SUMMARY_INTERVAL_SECONDS must be an integer from 0 to 2147483 (got "2592000")',
+  ],
   [{ DAYBOOK_DEMO: 'no' }, 'DAYBOOK_DEMO must be one of on, off, true, false (got "no")'],
-  [{ DAYBOOK_REDIS_URL: 'notaurl' }, 'DAYBOOK_REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379 (got "no URL")'],
-  [{ DAYBOOK_REDIS_URL: 'http://user:secret@cache:6379' }, 'DAYBOOK_REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379 (got "http:")'],
+  [
+    { DAYBOOK_REDIS_URL: 'notaurl' },
+    'DAYBOOK_REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379 (got "no URL")',
+  ],
+  [
+    { DAYBOOK_REDIS_URL: 'http://user:secret@cache:6379' },
+    'DAYBOOK_REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379 (got "http:")',
+  ],
 ];
 
 test('the defaults and limits the documentation gives', () => {
   const config = loadConfig({});
   assert.deepEqual(
-    [config.rateLimitPerMinute, config.authFailuresPerMinute, config.keyCacheMs, config.summaryIntervalSeconds, config.redisUrl],
+    [
+      config.rateLimitPerMinute,
+      config.authFailuresPerMinute,
+      config.keyCacheMs,
+      config.summaryIntervalSeconds,
+      config.redisUrl,
+    ],
     [120, 30, 2000, 300, null],
   );
   assert.equal(loadConfig({ DAYBOOK_SUMMARY_INTERVAL_SECONDS: '2147483' }).summaryIntervalSeconds, 2147483);
-  assert.equal(loadConfig({ DAYBOOK_REDIS_URL: 'rediss://:pw@cache.internal:6380/2' }).redisUrl, 'rediss://:pw@cache.internal:6380/2');
+  assert.equal(
+    loadConfig({ DAYBOOK_REDIS_URL: 'rediss://:pw@cache.internal:6380/2' }).redisUrl,
+    'rediss://:pw@cache.internal:6380/2',
+  );
 });
 
 test('DAYBOOK_DEMO: off and false turn the first-start demo off; on, true and unset leave it on', () => {
-  assert.deepEqual(['off', 'false', 'on', 'true', undefined].map((v) => demoSetting(v === undefined ? {} : { DAYBOOK_DEMO: v })), [false, false, true, true, true]);
+  assert.deepEqual(
+    ['off', 'false', 'on', 'true', undefined].map((v) => demoSetting(v === undefined ? {} : { DAYBOOK_DEMO: v })),
+    [false, false, true, true, true],
+  );
 });
 
 test('a database URL without a scheme is refused, its text shown only up to a colon', async () => {
   const { openStorage } = await import('../../src/storage/database.ts');
   assert.throws(() => openStorage('./data/daybook.db'), {
-    message: 'DAYBOOK_DATABASE_URL must start with sqlite: or postgres:// such as sqlite:./data/daybook.db (got "./data/daybook.db")',
+    message:
+      'DAYBOOK_DATABASE_URL must start with sqlite: or postgres:// such as sqlite:./data/daybook.db (got "./data/daybook.db")',
   });
   assert.throws(() => openStorage('mysql://root:secret@db/x'), { message: /\(got "mysql:…"\)$/ });
 });
 
 for (const [env, message] of BAD) {
-  test(`${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')} is refused, naming the variable`, () => {
+  test(`${Object.entries(env)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ')} is refused, naming the variable`, () => {
     assert.throws(() => loadConfig(env), { message });
   });
 }

@@ -63,7 +63,12 @@ export function daybookProcess(url: string, ...args: string[]): Promise<Run> {
 }
 
 /** An empty, unmigrated database: a file in `dir` for SQLite, a throwaway database for PostgreSQL. */
-export async function emptyDatabase(dialect: Dialect, dir: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
-  if (dialect === 'sqlite') return { url: `sqlite:${join(dir, `${prefix}-${randomBytes(4).toString('hex')}.db`)}`, drop: async () => {} };
+export async function emptyDatabase(
+  dialect: Dialect,
+  dir: string,
+  prefix: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  if (dialect === 'sqlite')
+    return { url: `sqlite:${join(dir, `${prefix}-${randomBytes(4).toString('hex')}.db`)}`, drop: async () => {} };
   return createPostgresDatabase(`daybook_t_${prefix}`);
 }

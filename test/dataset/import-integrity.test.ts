@@ -18,7 +18,11 @@ async function snapshot(storage: Storage): Promise<string[]> {
   const rows: string[] = [];
   for (const table of ['users', 'team_members', 'projects', 'tasks', 'activities', 'day_rollups']) {
     const result = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(storage.db);
-    rows.push(...result.rows.map((row) => `${table} ${JSON.stringify(Object.entries(row).sort(([a], [b]) => a.localeCompare(b)))}`));
+    rows.push(
+      ...result.rows.map(
+        (row) => `${table} ${JSON.stringify(Object.entries(row).sort(([a], [b]) => a.localeCompare(b)))}`,
+      ),
+    );
   }
   return rows.sort();
 }
@@ -38,7 +42,8 @@ forEachDialect('import integrity', (dialect) => {
       await db.drop();
     }
   };
-  const ndjson = (name: string, records: object[]) => files.write(name, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  const ndjson = (name: string, records: object[]) =>
+    files.write(name, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
 
   test('a task given to another user while its activities stay with the first is refused, naming its line', async () => {
     await withDatabase(async (storage) => {
@@ -50,7 +55,10 @@ forEachDialect('import integrity', (dialect) => {
       ]);
       await assert.rejects(importDataset(storage, file, { now }), (err: Error) => {
         assert.ok(err instanceof ImportError, String(err));
-        assert.match(err.message, /^line 2 \(task\): userId: task "k_alice_0_0" still has activities of user "u_alice" \(activity "a_alice_0_0_\d+"\)/);
+        assert.match(
+          err.message,
+          /^line 2 \(task\): userId: task "k_alice_0_0" still has activities of user "u_alice" \(activity "a_alice_0_0_\d+"\)/,
+        );
         return true;
       });
       assert.deepEqual(await snapshot(storage), before);
@@ -60,13 +68,23 @@ forEachDialect('import integrity', (dialect) => {
   test('a task and its activities moved together are accepted, and the backup restores', async () => {
     await withDatabase(async (storage) => {
       await importDataset(storage, EXAMPLE, { now });
-      const activities = await storage.db.selectFrom('activities').selectAll().where('task_id', '=', 'k_alice_0_0').orderBy('id').execute();
+      const activities = await storage.db
+        .selectFrom('activities')
+        .selectAll()
+        .where('task_id', '=', 'k_alice_0_0')
+        .orderBy('id')
+        .execute();
       assert.ok(activities.length > 0);
       const file = ndjson(`moved-together-${dialect}.ndjson`, [
         { type: 'task', id: 'k_alice_0_0', userId: 'u_bob', date: '2026-11-16', title: 'Taken over' },
         ...activities.map((a) => ({
-          type: 'activity', id: a.id, userId: 'u_bob', start: new Date(Number(a.start)).toISOString(),
-          durationMinutes: a.duration_minutes, headline: a.headline, taskId: 'k_alice_0_0',
+          type: 'activity',
+          id: a.id,
+          userId: 'u_bob',
+          start: new Date(Number(a.start)).toISOString(),
+          durationMinutes: a.duration_minutes,
+          headline: a.headline,
+          taskId: 'k_alice_0_0',
         })),
       ]);
       await importDataset(storage, file, { now });
@@ -83,7 +101,15 @@ forEachDialect('import integrity', (dialect) => {
       const doc: DatasetDocument = {
         version: 1,
         users: [{ id: 'u_t', email: 't@example.com', createdAt: '2016-12-31T23:59:60Z' }],
-        projects: [{ id: 'p_t', name: 'Times', createdBy: 'u_t', createdAt: '2026-11-16T08:00:00+02', updatedAt: '2026-11-16T08:00:00-0330' }],
+        projects: [
+          {
+            id: 'p_t',
+            name: 'Times',
+            createdBy: 'u_t',
+            createdAt: '2026-11-16T08:00:00+02',
+            updatedAt: '2026-11-16T08:00:00-0330',
+          },
+        ],
         tasks: [{ id: 'k_t', userId: 'u_t', date: '2026-11-16', title: 'Times', createdAt: '2026-11-16 07:00:00Z' }],
         activities: [
           { id: 'a_t1', userId: 'u_t', start: '2026-11-16T08:00:00+02', headline: 'offset', taskId: 'k_t' },
@@ -96,11 +122,18 @@ forEachDialect('import integrity', (dialect) => {
       assert.equal(exported.projects![0]!.createdAt, '2026-11-16T06:00:00.000Z');
       assert.equal(exported.projects![0]!.updatedAt, '2026-11-16T11:30:00.000Z');
       assert.equal(exported.tasks![0]!.createdAt, '2026-11-16T07:00:00.000Z');
-      assert.deepEqual(exported.activities!.map((a) => [a.id, a.start]), [
-        ['a_t1', '2026-11-16T06:00:00.000Z'],
-        ['a_t2', '2017-01-01T00:00:00.000Z'],
-      ]);
-      const leap = await storage.db.selectFrom('activities').select('local_date').where('id', '=', 'a_t2').executeTakeFirstOrThrow();
+      assert.deepEqual(
+        exported.activities!.map((a) => [a.id, a.start]),
+        [
+          ['a_t1', '2026-11-16T06:00:00.000Z'],
+          ['a_t2', '2017-01-01T00:00:00.000Z'],
+        ],
+      );
+      const leap = await storage.db
+        .selectFrom('activities')
+        .select('local_date')
+        .where('id', '=', 'a_t2')
+        .executeTakeFirstOrThrow();
       assert.equal(leap.local_date, '2017-01-01');
     });
   });
@@ -111,7 +144,16 @@ forEachDialect('import integrity', (dialect) => {
       const before = await snapshot(storage);
       const doc: DatasetDocument = {
         version: 1,
-        teams: [{ id: 't_twice', name: 'Twice', members: [{ userId: 'u_bob', role: 'admin' }, { userId: 'u_bob', role: 'member' }] }],
+        teams: [
+          {
+            id: 't_twice',
+            name: 'Twice',
+            members: [
+              { userId: 'u_bob', role: 'admin' },
+              { userId: 'u_bob', role: 'member' },
+            ],
+          },
+        ],
       };
       await assert.rejects(importDataset(storage, files.write(`twice-${dialect}.json`, doc), { now }), (err: Error) => {
         assert.ok(err instanceof ImportError, String(err));
@@ -133,12 +175,21 @@ forEachDialect('import integrity', (dialect) => {
         ],
       };
       await importDataset(storage, files.write(`contributors-${dialect}.json`, doc), { now });
-      const exported = JSON.parse(await exportText(storage)) as { projects: { id: string; contributorIds: string[] | null }[] };
+      const exported = JSON.parse(await exportText(storage)) as {
+        projects: { id: string; contributorIds: string[] | null }[];
+      };
       const byId = new Map(exported.projects.map((p) => [p.id, p.contributorIds]));
       assert.deepEqual(byId.get('p_personal'), []);
       assert.deepEqual(byId.get('p_personal_2'), ['u_bob', 'u_alice']);
       await assert.rejects(
-        importDataset(storage, files.write(`contributors-bad-${dialect}.json`, { version: 1, projects: [{ id: 'p_x', name: 'X', createdBy: 'u_bob', contributorIds: ['u_nobody'] }] }), { now }),
+        importDataset(
+          storage,
+          files.write(`contributors-bad-${dialect}.json`, {
+            version: 1,
+            projects: [{ id: 'p_x', name: 'X', createdBy: 'u_bob', contributorIds: ['u_nobody'] }],
+          }),
+          { now },
+        ),
         /projects\[0\]: contributorIds\[0\]: no user with id "u_nobody"/,
       );
     });
@@ -156,7 +207,10 @@ forEachDialect('import integrity', (dialect) => {
       activities: [{ id: 'a_c08', userId: 'u_c', start: '2026-11-16T08:00:00Z', headline: 'eight', taskId: 'k_c' }],
     };
     const createdAt = async (storage: Storage) =>
-      Number((await storage.db.selectFrom('tasks').select('created_at').where('id', '=', 'k_c').executeTakeFirstOrThrow()).created_at);
+      Number(
+        (await storage.db.selectFrom('tasks').select('created_at').where('id', '=', 'k_c').executeTakeFirstOrThrow())
+          .created_at,
+      );
     await withDatabase(async (original) => {
       await importDataset(original, files.write(`derived-${dialect}.json`, doc), { now });
       const backup = files.write(`derived-backup-${dialect}.json`, JSON.parse(await exportText(original)));

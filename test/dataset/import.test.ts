@@ -7,14 +7,38 @@ import { schemaPath } from '../../src/dataset/schema.ts';
 import { sumMinutes } from '../../src/storage/aggregates.ts';
 import type { Storage } from '../../src/storage/database.ts';
 import {
-  DEFAULT_NOW, DIALECTS, EXAMPLE, KEYS, call, createTestApp, createTestDatabase, forEachDialect,
+  DEFAULT_NOW,
+  DIALECTS,
+  EXAMPLE,
+  KEYS,
+  call,
+  createTestApp,
+  createTestDatabase,
+  forEachDialect,
 } from '../helper.ts';
-import { type DatasetDocument, exampleDocument, exportText, schemaValidator, tempFiles, toNdjsonLines } from './dataset-files.ts';
+import {
+  type DatasetDocument,
+  exampleDocument,
+  exportText,
+  schemaValidator,
+  tempFiles,
+  toNdjsonLines,
+} from './dataset-files.ts';
 
 const now = () => DEFAULT_NOW;
 const TABLES = [
-  'users', 'teams', 'team_members', 'portfolios', 'categories', 'projects', 'tasks', 'activities',
-  'day_comments', 'api_keys', 'summaries', 'changed_days',
+  'users',
+  'teams',
+  'team_members',
+  'portfolios',
+  'categories',
+  'projects',
+  'tasks',
+  'activities',
+  'day_comments',
+  'api_keys',
+  'summaries',
+  'changed_days',
 ] as const;
 
 /** Every row of every table, in a stable order: "the database exactly as it is". */
@@ -22,7 +46,9 @@ async function snapshot(storage: Storage): Promise<Record<string, string[]>> {
   const tables: Record<string, string[]> = {};
   for (const table of TABLES) {
     const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(storage.db);
-    tables[table] = rows.map((row) => JSON.stringify(Object.entries(row).sort(([a], [b]) => a.localeCompare(b)))).sort();
+    tables[table] = rows
+      .map((row) => JSON.stringify(Object.entries(row).sort(([a], [b]) => a.localeCompare(b))))
+      .sort();
   }
   return tables;
 }
@@ -44,8 +70,12 @@ function changes(): DatasetDocument {
     tasks: [{ id: 'k_alice_new', userId: 'u_alice', date: '2026-11-19', title: 'New task', projectId: 'p_api' }],
     activities: [
       {
-        id: 'a_alice_new', userId: 'u_alice', start: '2026-11-19T08:00:00Z', durationMinutes: 30,
-        headline: 'New work', taskId: 'k_alice_new',
+        id: 'a_alice_new',
+        userId: 'u_alice',
+        start: '2026-11-19T08:00:00Z',
+        durationMinutes: 30,
+        headline: 'New work',
+        taskId: 'k_alice_new',
       },
     ],
   };
@@ -62,7 +92,13 @@ const BAD_RECORDS: BadRecord[] = [
   {
     name: 'a field outside the schema',
     type: 'activity',
-    record: { id: 'a_bad', userId: 'u_alice', start: '2026-11-19T09:00:00Z', durationMinutes: 90, headline: 'Too long' },
+    record: {
+      id: 'a_bad',
+      userId: 'u_alice',
+      start: '2026-11-19T09:00:00Z',
+      durationMinutes: 90,
+      headline: 'Too long',
+    },
     field: 'durationMinutes',
   },
   {
@@ -74,7 +110,13 @@ const BAD_RECORDS: BadRecord[] = [
   {
     name: 'an activity whose task belongs to another user',
     type: 'activity',
-    record: { id: 'a_bad', userId: 'u_alice', start: '2026-11-19T09:00:00Z', headline: 'Not mine', taskId: 'k_bob_0_0' },
+    record: {
+      id: 'a_bad',
+      userId: 'u_alice',
+      start: '2026-11-19T09:00:00Z',
+      headline: 'Not mine',
+      taskId: 'k_bob_0_0',
+    },
     field: 'taskId',
   },
   {
@@ -122,8 +164,15 @@ forEachDialect('import', (dialect) => {
     try {
       const counts = await importDataset(t.storage, EXAMPLE, { now });
       assert.deepEqual(counts, {
-        user: 4, team: 2, portfolio: 2, category: 3, project: 6, task: 18, activity: 90,
-        dayComment: 4, apiKey: 5,
+        user: 4,
+        team: 2,
+        portfolio: 2,
+        category: 3,
+        project: 6,
+        task: 18,
+        activity: 90,
+        dayComment: 4,
+        apiKey: 5,
       });
       assert.deepEqual(await activityTotals(t.storage), { count: 90, minutes: 450 });
       const res = await call(t.app, 'GET', '/user', { key: KEYS.aliceAll });
@@ -199,8 +248,14 @@ forEachDialect('import', (dialect) => {
     const db = await createTestDatabase(dialect);
     try {
       await importDataset(db.storage, EXAMPLE, { now });
-      await importDataset(db.storage, files.write(`good-${dialect}.ndjson`, toNdjsonLines(changes()).join('\n')), { now });
-      const alice = await db.storage.db.selectFrom('users').select('name').where('id', '=', 'u_alice').executeTakeFirstOrThrow();
+      await importDataset(db.storage, files.write(`good-${dialect}.ndjson`, toNdjsonLines(changes()).join('\n')), {
+        now,
+      });
+      const alice = await db.storage.db
+        .selectFrom('users')
+        .select('name')
+        .where('id', '=', 'u_alice')
+        .executeTakeFirstOrThrow();
       assert.equal(alice.name, 'Alice Renamed');
       assert.deepEqual(await activityTotals(db.storage), { count: 91, minutes: 480 });
     } finally {
@@ -215,13 +270,27 @@ forEachDialect('import', (dialect) => {
       const doc = {
         version: 1,
         users: [
-          { id: 'u_bob', email: 'robert@example.com', displayName: 'Bob Stone', handle: 'bob', timezone: 'America/New_York' },
+          {
+            id: 'u_bob',
+            email: 'robert@example.com',
+            displayName: 'Bob Stone',
+            handle: 'bob',
+            timezone: 'America/New_York',
+          },
           { id: 'u_erin', email: 'bob@example.com' },
         ],
       };
       await importDataset(db.storage, files.write(`email-move-${dialect}.json`, doc), { now });
-      const users = await db.storage.db.selectFrom('users').select(['id', 'email']).where('id', 'in', ['u_bob', 'u_erin']).orderBy('id').execute();
-      assert.deepEqual(users, [{ id: 'u_bob', email: 'robert@example.com' }, { id: 'u_erin', email: 'bob@example.com' }]);
+      const users = await db.storage.db
+        .selectFrom('users')
+        .select(['id', 'email'])
+        .where('id', 'in', ['u_bob', 'u_erin'])
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(users, [
+        { id: 'u_bob', email: 'robert@example.com' },
+        { id: 'u_erin', email: 'bob@example.com' },
+      ]);
     } finally {
       await db.drop();
     }
@@ -232,7 +301,14 @@ forEachDialect('import', (dialect) => {
     try {
       const lines = [
         JSON.stringify({ type: 'user', id: 'u_erin', email: 'erin@example.com' }),
-        JSON.stringify({ type: 'activity', id: 'a_1', userId: 'u_erin', start: '2026-11-19T08:00:00Z', headline: 'x', taskId: 'k_1' }),
+        JSON.stringify({
+          type: 'activity',
+          id: 'a_1',
+          userId: 'u_erin',
+          start: '2026-11-19T08:00:00Z',
+          headline: 'x',
+          taskId: 'k_1',
+        }),
         JSON.stringify({ type: 'task', id: 'k_1', userId: 'u_erin', date: '2026-11-19', title: 'Later' }),
       ];
       await assert.rejects(
@@ -252,9 +328,15 @@ forEachDialect('import', (dialect) => {
       const first = lines.findIndex((line) => line.includes('"type":"activity"'));
       const repeated = { ...JSON.parse(lines[first]!), headline: 'Second version', durationMinutes: 25 };
       lines.splice(first + 1, 0, JSON.stringify(repeated));
-      await importDataset(db.storage, files.write(`repeat-${dialect}.ndjson`, [...lines, ...lines].join('\n')), { now });
+      await importDataset(db.storage, files.write(`repeat-${dialect}.ndjson`, [...lines, ...lines].join('\n')), {
+        now,
+      });
       assert.deepEqual(await activityTotals(db.storage), { count: 90, minutes: 470 });
-      const stored = await db.storage.db.selectFrom('activities').select('headline').where('id', '=', repeated.id).executeTakeFirstOrThrow();
+      const stored = await db.storage.db
+        .selectFrom('activities')
+        .select('headline')
+        .where('id', '=', repeated.id)
+        .executeTakeFirstOrThrow();
       assert.equal(stored.headline, 'Second version');
     } finally {
       await db.drop();
@@ -292,7 +374,7 @@ forEachDialect('import', (dialect) => {
     });
   }
 
-  test('a task without createdAt takes its first activity\'s start, else local noon of its date', async () => {
+  test("a task without createdAt takes its first activity's start, else local noon of its date", async () => {
     const db = await createTestDatabase(dialect);
     try {
       const doc: DatasetDocument = {
@@ -319,7 +401,8 @@ forEachDialect('import', (dialect) => {
         );
       // The export gives only the createdAt the file gave: a restored task keeps following its
       // first activity.
-      const exported = (JSON.parse(await exportText(db.storage)) as { tasks: { id: string; createdAt?: string }[] }).tasks;
+      const exported = (JSON.parse(await exportText(db.storage)) as { tasks: { id: string; createdAt?: string }[] })
+        .tasks;
       assert.deepEqual(Object.fromEntries(exported.map((t) => [t.id, t.createdAt ?? null])), {
         k_worked: null,
         k_planned: null,
@@ -334,7 +417,9 @@ forEachDialect('import', (dialect) => {
       // A later file with an earlier activity moves the default; the task's first activity decides.
       const later = {
         version: 1,
-        activities: [{ id: 'a_0', userId: 'u_ny', start: '2026-11-16T11:15:00+01:00', headline: 'earliest', taskId: 'k_worked' }],
+        activities: [
+          { id: 'a_0', userId: 'u_ny', start: '2026-11-16T11:15:00+01:00', headline: 'earliest', taskId: 'k_worked' },
+        ],
       };
       await importDataset(db.storage, files.write(`created-later-${dialect}.json`, later), { now });
       assert.equal((await createdAt()).k_worked, '2026-11-16T10:15:00.000Z');
@@ -356,7 +441,9 @@ forEachDialect('import', (dialect) => {
       });
       const minutesByDay = async () => {
         const groups = await sumMinutes(db.storage.db, {
-          userIds: ['u_tz'], from: Date.parse('2026-11-15T00:00:00Z'), to: Date.parse('2026-11-19T00:00:00Z'),
+          userIds: ['u_tz'],
+          from: Date.parse('2026-11-15T00:00:00Z'),
+          to: Date.parse('2026-11-19T00:00:00Z'),
         });
         return Object.fromEntries(groups.map((g) => [g.date, g.minutes]).sort());
       };
@@ -366,7 +453,11 @@ forEachDialect('import', (dialect) => {
       await importDataset(db.storage, files.write(`tz-berlin-${dialect}.json`, doc('Europe/Berlin')), { now });
       assert.deepEqual(await minutesByDay(), { '2026-11-16': 10, '2026-11-17': 20 });
       // Both local days changed, so summaries covering either are rebuilt.
-      const changed = await db.storage.db.selectFrom('changed_days').select('local_date').where('user_id', '=', 'u_tz').execute();
+      const changed = await db.storage.db
+        .selectFrom('changed_days')
+        .select('local_date')
+        .where('user_id', '=', 'u_tz')
+        .execute();
       assert.deepEqual(changed.map((d) => d.local_date).sort(), ['2026-11-16', '2026-11-17']);
 
       await importDataset(db.storage, files.write(`tz-la-${dialect}.json`, doc('America/Los_Angeles')), { now });
@@ -376,7 +467,7 @@ forEachDialect('import', (dialect) => {
     }
   });
 
-  test('an export validates against the product\'s dataset schema', async () => {
+  test("an export validates against the product's dataset schema", async () => {
     const db = await createTestDatabase(dialect);
     try {
       await importDataset(db.storage, EXAMPLE, { now });
@@ -389,7 +480,9 @@ forEachDialect('import', (dialect) => {
   });
 });
 
-test('SQLite and PostgreSQL export the example dataset byte for byte alike', { skip: DIALECTS.length < 2 }, async () => {
+test('SQLite and PostgreSQL export the example dataset byte for byte alike', {
+  skip: DIALECTS.length < 2,
+}, async () => {
   const exports: string[] = [];
   for (const dialect of ['sqlite', 'postgres'] as const) {
     const db = await createTestDatabase(dialect);
@@ -409,9 +502,18 @@ test('schema errors say in words what the field needs', async () => {
   try {
     const cases: [object, string][] = [
       [{ version: 2 }, 'version: must be 1'],
-      [{ version: 1, users: [{ id: 'u x', email: 'x@example.com' }] }, 'users[0].id: may hold only letters A-Z and a-z, digits and _ . : -'],
-      [{ version: 1, users: [{ id: 'u_x', email: 'x@localhost' }] }, 'users[0].email: must be an e-mail address with a dotted domain, such as ada@example.com'],
-      [{ version: 1, users: [{ id: 'u_x', email: 'x@example.com', createdAt: 'yesterday' }] }, 'users[0].createdAt: must be an ISO 8601 instant with Z or an offset, such as 2026-11-20T09:00:00Z'],
+      [
+        { version: 1, users: [{ id: 'u x', email: 'x@example.com' }] },
+        'users[0].id: may hold only letters A-Z and a-z, digits and _ . : -',
+      ],
+      [
+        { version: 1, users: [{ id: 'u_x', email: 'x@localhost' }] },
+        'users[0].email: must be an e-mail address with a dotted domain, such as ada@example.com',
+      ],
+      [
+        { version: 1, users: [{ id: 'u_x', email: 'x@example.com', createdAt: 'yesterday' }] },
+        'users[0].createdAt: must be an ISO 8601 instant with Z or an offset, such as 2026-11-20T09:00:00Z',
+      ],
     ];
     for (const [doc, message] of cases) {
       await assert.rejects(importDataset(db.storage, files.write('bad.json', doc), { now }), (err: Error) => {

@@ -18,21 +18,21 @@ import { collectText, exportText, schemaValidator } from './dataset-files.ts';
 const sharedDataset = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'dataset');
 const skip = existsSync(sharedDataset) ? false : 'no ../shared beside the repository: nothing to compare with';
 
-test('the product\'s dataset schema is the shared contract\'s', { skip }, () => {
+test("the product's dataset schema is the shared contract's", { skip }, () => {
   assert.equal(readFileSync(schemaPath, 'utf8'), readFileSync(join(sharedDataset, 'dataset.schema.json'), 'utf8'));
 });
 
-test('the product\'s example dataset is the shared contract\'s', { skip }, () => {
+test("the product's example dataset is the shared contract's", { skip }, () => {
   assert.equal(readFileSync(EXAMPLE, 'utf8'), readFileSync(join(sharedDataset, 'example.json'), 'utf8'));
 });
 
-test('a demo workspace validates against the shared contract\'s schema', { skip }, async () => {
+test("a demo workspace validates against the shared contract's schema", { skip }, async () => {
   const text = await collectText((sink) => writeDemoJson({ users: 4, days: 14, seed: '7', now: DEFAULT_NOW }, sink));
   schemaValidator(join(sharedDataset, 'dataset.schema.json')).document(JSON.parse(text));
 });
 
 forEachDialect('export and the shared contract', (dialect) => {
-  test('an export of the example validates against the shared contract\'s schema', { skip }, async () => {
+  test("an export of the example validates against the shared contract's schema", { skip }, async () => {
     const db = await createTestDatabase(dialect);
     try {
       await importDataset(db.storage, EXAMPLE, { now: () => DEFAULT_NOW });

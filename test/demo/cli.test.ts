@@ -22,7 +22,11 @@ before(async () => {
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
-const records = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const records = (text: string) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 test('--out with --keys-from-seed writes the same file twice for the same seed, and prints the keys in it', async () => {
   const first = join(dir, 'first.ndjson');
@@ -41,7 +45,10 @@ test('--out with --keys-from-seed writes the same file twice for the same seed, 
 test('without --keys-from-seed the same seed gives the same data with new random keys (docs/api.md, "Every request")', async () => {
   const files = [join(dir, 'random-1.ndjson'), join(dir, 'random-2.ndjson')];
   const outputs = [];
-  for (const file of files) outputs.push((await cli(['demo', '--users', '3', '--days', '4', '--seed', 'abc', '--now', NOW, '--out', file])).stdout);
+  for (const file of files)
+    outputs.push(
+      (await cli(['demo', '--users', '3', '--days', '4', '--seed', 'abc', '--now', NOW, '--out', file])).stdout,
+    );
   const [a, b] = await Promise.all(files.map(async (f) => records(await readFile(f, 'utf8'))));
   const withoutKeys = (rs: { type: string }[]) => rs.filter((r) => r.type !== 'apiKey');
   assert.deepEqual(withoutKeys(a!), withoutKeys(b!));
@@ -63,7 +70,10 @@ test('--out with a .json name writes a JSON document; "-" streams NDJSON to stan
   assert.equal(doc.version, 1);
   assert.equal(doc.users.length, 2);
   const { stdout, stderr } = await cli(['demo', '--users', '2', '--days', '3', '--now', NOW, '--out', '-']);
-  const lines = stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+  const lines = stdout
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(lines.filter((l) => l.type === 'user').length, 2);
   assert.deepEqual(lines.filter((l) => l.type === 'activity').length, doc.activities.length);
   assert.match(stderr, /dbk_demo_/);
@@ -87,7 +97,9 @@ forEachDialect('daybook demo without --out', (dialect) => {
   after(() => db.drop());
 
   test('imports into the configured database and prints keys that are stored there', async () => {
-    const { stdout } = await cli(['demo', '--users', '2', '--days', '5', '--now', NOW], { DAYBOOK_DATABASE_URL: url() });
+    const { stdout } = await cli(['demo', '--users', '2', '--days', '5', '--now', NOW], {
+      DAYBOOK_DATABASE_URL: url(),
+    });
     assert.match(stdout, /imported the demo workspace \(user: 2, .*activity: \d+/);
     assert.match(stdout, /built \d+ summaries/);
     const printed = [...stdout.matchAll(/dbk_demo_[0-9a-f]+/g)].map((m) => m[0]);

@@ -38,7 +38,11 @@ async function jsonDocument(options: DemoOptions): Promise<string> {
 }
 
 type Line = { type: RecordType } & Record<string, any>;
-const parse = (text: string): Line[] => text.trimEnd().split('\n').map((line) => JSON.parse(line));
+const parse = (text: string): Line[] =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 
 let cached: Line[] | undefined;
 async function lines(): Promise<Line[]> {
@@ -60,13 +64,23 @@ test('the JSON document and the NDJSON stream hold the same records', async () =
   const doc = JSON.parse(await jsonDocument(OPTIONS));
   const fromStream = await lines();
   for (const type of RECORD_TYPES) {
-    const array = { user: 'users', team: 'teams', portfolio: 'portfolios', category: 'categories', project: 'projects', task: 'tasks', activity: 'activities', dayComment: 'dayComments', apiKey: 'apiKeys' }[type];
+    const array = {
+      user: 'users',
+      team: 'teams',
+      portfolio: 'portfolios',
+      category: 'categories',
+      project: 'projects',
+      task: 'tasks',
+      activity: 'activities',
+      dayComment: 'dayComments',
+      apiKey: 'apiKeys',
+    }[type];
     const expected = fromStream.filter((l) => l.type === type).map(({ type: _, ...record }) => record);
     assert.deepEqual(doc[array] ?? [], expected, array);
   }
 });
 
-test('the JSON document validates against the product\'s dataset schema, and every NDJSON line against its record type', async () => {
+test("the JSON document validates against the product's dataset schema, and every NDJSON line against its record type", async () => {
   const doc = JSON.parse(await jsonDocument(OPTIONS));
   assert.ok(validateDocument(doc), JSON.stringify(validateDocument.errors));
   for (const { type, ...record } of await lines()) {
@@ -79,11 +93,19 @@ test('NDJSON records refer only to records on earlier lines', async () => {
   const seen = new Set<string>();
   for (const [index, line] of (await lines()).entries()) {
     const refs = [
-      line.userId, line.ownerId, line.createdBy, line.teamId, line.portfolioId, line.projectId, line.taskId, line.categoryId,
+      line.userId,
+      line.ownerId,
+      line.createdBy,
+      line.teamId,
+      line.portfolioId,
+      line.projectId,
+      line.taskId,
+      line.categoryId,
       ...(line.members ?? []).map((m: { userId: string }) => m.userId),
       ...(line.contributorIds ?? []),
     ].filter((ref): ref is string => typeof ref === 'string');
-    for (const ref of refs) assert.ok(seen.has(ref), `line ${index + 1} (${line.type}) refers to ${ref} before it exists`);
+    for (const ref of refs)
+      assert.ok(seen.has(ref), `line ${index + 1} (${line.type}) refers to ${ref} before it exists`);
     if (line.id) seen.add(line.id);
   }
 });
@@ -107,7 +129,8 @@ test('teams have an inactive member; portfolios are team and personal', async ()
 
 test('a workspace of more than 25 people has a 25-member department team across squads', async () => {
   const teams = parse(await ndjson({ ...OPTIONS, users: 30, days: 2 })).filter((l) => l.type === 'team');
-  const activeOf = (t: Line) => t.members.filter((m: { status: string }) => m.status === 'active').map((m: { userId: string }) => m.userId);
+  const activeOf = (t: Line) =>
+    t.members.filter((m: { status: string }) => m.status === 'active').map((m: { userId: string }) => m.userId);
   const department = teams.find((t) => activeOf(t).length === 25);
   assert.ok(department, `active members per team: ${teams.map((t) => activeOf(t).length).join(', ')}`);
   assert.ok(department.members.some((m: { status: string }) => m.status === 'inactive'));
@@ -137,7 +160,7 @@ test('categories include Focus work, Meetings, Communication and Planning, each 
   }
 });
 
-test('activities come every five minutes in working hours, with breaks, on the person\'s local days', async () => {
+test("activities come every five minutes in working hours, with breaks, on the person's local days", async () => {
   const users = new Map((await ofType('user')).map((u) => [u.id, u]));
   const byDay = new Map<string, number[]>();
   for (const a of await ofType('activity')) {
@@ -193,7 +216,10 @@ test('tasks have titles and descriptions, belong to the day of their activities,
   assert.ok(tasks.some((t) => t.visible === false));
   assert.ok(new Set(tasks.map((t) => t.title)).size > 50, 'titles vary');
   const activities = await ofType('activity');
-  assert.ok(activities.some((a) => a.taskId === null), 'some time is logged without a task');
+  assert.ok(
+    activities.some((a) => a.taskId === null),
+    'some time is logged without a task',
+  );
   for (const a of activities.filter((x) => x.taskId)) {
     const task = taskById.get(a.taskId)!;
     assert.equal(task.userId, a.userId);
@@ -201,13 +227,16 @@ test('tasks have titles and descriptions, belong to the day of their activities,
   }
 });
 
-test('the days end on each person\'s local yesterday, and some carry a comment', async () => {
+test("the days end on each person's local yesterday, and some carry a comment", async () => {
   const users = await ofType('user');
   const activities = await ofType('activity');
   assert.ok(activities.every((a) => Date.parse(a.start) < DEFAULT_NOW));
   for (const user of users) {
     const yesterday = addDays(localDateOf(DEFAULT_NOW, user.timezone), -1);
-    const tasks = (await ofType('task')).filter((t) => t.userId === user.id).map((t) => t.date).sort();
+    const tasks = (await ofType('task'))
+      .filter((t) => t.userId === user.id)
+      .map((t) => t.date)
+      .sort();
     assert.ok(tasks.at(-1)! <= yesterday);
     assert.ok(tasks[0]! >= addDays(yesterday, -(OPTIONS.days - 1)));
   }
@@ -219,7 +248,10 @@ test('every person has an API key with all scopes; one key is revoked', async ()
   const keys = await ofType('apiKey');
   const users = await ofType('user');
   for (const user of users) {
-    assert.ok(keys.some((k) => k.userId === user.id && k.scopes.length === SCOPES.length && !k.revoked), user.id);
+    assert.ok(
+      keys.some((k) => k.userId === user.id && k.scopes.length === SCOPES.length && !k.revoked),
+      user.id,
+    );
   }
   assert.ok(keys.some((k) => k.revoked));
   assert.equal(new Set(keys.map((k) => k.key)).size, keys.length);
@@ -231,7 +263,9 @@ function collectGarbage(): () => void {
   return runInNewContext('gc') as () => void;
 }
 
-test('the benchmark size (100 people × 365 days) streams as NDJSON in constant memory', { skip: FULL_SUITE_ONLY }, async (t) => {
+test('the benchmark size (100 people × 365 days) streams as NDJSON in constant memory', {
+  skip: FULL_SUITE_ONLY,
+}, async (t) => {
   const gc = collectGarbage();
   const options: DemoOptions = { users: 100, days: 365, seed: '1', now: DEFAULT_NOW };
   let bytes = 0;
@@ -249,13 +283,21 @@ test('the benchmark size (100 people × 365 days) streams as NDJSON in constant 
     },
   });
   const counts = await writeDemoNdjson(options, sink);
-  assert.equal(Object.values(counts).reduce((a, b) => a + b, 0), lines);
+  assert.equal(
+    Object.values(counts).reduce((a, b) => a + b, 0),
+    lines,
+  );
   assert.ok(counts.activity > 2_000_000, `${counts.activity} activities`);
   assert.ok(bytes > 500_000_000, `${bytes} bytes`);
   // Hundreds of megabytes went through; what stays on the heap does not grow with them.
   const growth = Math.max(...retained) - retained[0]!;
-  t.diagnostic(`${counts.activity} activities, ${Math.round(bytes / 1e6)} MB, retained heap grew ${(growth / 1e6).toFixed(1)} MB`);
-  assert.ok(growth < 16 * 1024 * 1024, `retained heap samples (MB): ${retained.map((h) => (h / 1e6).toFixed(1)).join(', ')}`);
+  t.diagnostic(
+    `${counts.activity} activities, ${Math.round(bytes / 1e6)} MB, retained heap grew ${(growth / 1e6).toFixed(1)} MB`,
+  );
+  assert.ok(
+    growth < 16 * 1024 * 1024,
+    `retained heap samples (MB): ${retained.map((h) => (h / 1e6).toFixed(1)).join(', ')}`,
+  );
 });
 
 test('the generator is lazy: the first records of a huge workspace come at once', () => {

@@ -13,7 +13,9 @@ const OPTIONS: DemoOptions = { users: 4, days: 14, seed: '3', now: DEFAULT_NOW }
 async function rowCounts(storage: Storage): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const table of ['users', 'projects', 'tasks', 'activities', 'day_comments', 'api_keys', 'summaries'] as const) {
-    const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(storage.db);
+    const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(
+      storage.db,
+    );
     counts[table] = Number(rows[0]!.n);
   }
   return counts;
@@ -30,7 +32,7 @@ forEachDialect('an imported demo workspace', (dialect) => {
   });
   after(() => t.close());
 
-  test('the first person\'s demo key reads their profile', async () => {
+  test("the first person's demo key reads their profile", async () => {
     const res = await call(t.app, 'GET', '/user', { key: allScopes().key });
     assert.equal(res.status, 200, res.body);
     assert.deepEqual(res.json, { success: true, name: 'Amara Okafor', email: 'amara.okafor@example.com' });
@@ -53,9 +55,14 @@ forEachDialect('an imported demo workspace', (dialect) => {
   });
 
   test('summaries were built: last week has a weekly summary', async () => {
-    const res = await call(t.app, 'GET', `/message?level=week&format=text&date=${addDays(localDateOf(DEFAULT_NOW, 'Europe/Berlin'), -7)}`, {
-      key: allScopes().key,
-    });
+    const res = await call(
+      t.app,
+      'GET',
+      `/message?level=week&format=text&date=${addDays(localDateOf(DEFAULT_NOW, 'Europe/Berlin'), -7)}`,
+      {
+        key: allScopes().key,
+      },
+    );
     assert.equal(res.status, 200, res.body);
     assert.match(res.json.metadata.subject, /^Amara's weekly summary: /);
     assert.ok(demo.summaries > 0);
@@ -67,7 +74,11 @@ forEachDialect('an imported demo workspace', (dialect) => {
     const active = team.filter((m) => m.team_id === teamId && m.status === 'active').map((m) => m.user_id);
     const res = await call(t.app, 'POST', '/report', {
       key: allScopes().key,
-      body: { dateRange: { from: DEFAULT_NOW - 7 * 86_400_000, to: DEFAULT_NOW }, aggregationLevel: 'day', teamIds: [teamId] },
+      body: {
+        dateRange: { from: DEFAULT_NOW - 7 * 86_400_000, to: DEFAULT_NOW },
+        aggregationLevel: 'day',
+        teamIds: [teamId],
+      },
     });
     assert.equal(res.status, 200, res.body);
     const users = new Set(res.json.rows.map((r: { id: string }) => r.id.split(':')[2]));

@@ -76,10 +76,16 @@ forEachDialect('the OpenAPI document', (dialect) => {
   test('lists every endpoint the server serves, and nothing it does not', () => {
     const served = servedRoutes(t.app).filter((r) => !UNDOCUMENTED.test(r.path));
     const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
-      METHODS.filter((m) => (item as Record<string, unknown>)[m]).map((method) => ({ method, path: path.replace(/\{(\w+)\}/g, ':$1') })),
+      METHODS.filter((m) => (item as Record<string, unknown>)[m]).map((method) => ({
+        method,
+        path: path.replace(/\{(\w+)\}/g, ':$1'),
+      })),
     );
     const key = (r: { method: string; path: string }) => `${r.method.toUpperCase()} ${r.path}`;
-    assert.ok(served.some((r) => key(r) === 'GET /user'), 'the route tree was read');
+    assert.ok(
+      served.some((r) => key(r) === 'GET /user'),
+      'the route tree was read',
+    );
     assert.deepEqual(documented.map(key).sort(), served.map(key).sort());
   });
 
@@ -95,9 +101,16 @@ forEachDialect('the OpenAPI document', (dialect) => {
         assert.ok(op.description.includes(`**Scope:** \`${op['x-required-scope']}\``), where);
         for (const status of ['400', '401', '403', '405', '413', '415', '429', '500']) {
           assert.ok(op.responses[status], `${where} documents ${status}`);
-          assert.notEqual(op.responses[status].description, 'Default Response', `${where} ${status} says what it means`);
+          assert.notEqual(
+            op.responses[status].description,
+            'Default Response',
+            `${where} ${status} says what it means`,
+          );
         }
-        assert.ok(op.responses['403'].description.includes(`API key missing required scope: ${op['x-required-scope']}`), where);
+        assert.ok(
+          op.responses['403'].description.includes(`API key missing required scope: ${op['x-required-scope']}`),
+          where,
+        );
       }
     }
   });
@@ -110,12 +123,17 @@ forEachDialect('the OpenAPI document', (dialect) => {
     assert.deepEqual(op.responses['200'].content['application/json'].schema.required, ['success', 'name', 'email']);
     assert.ok(op.responses['200'].headers['RateLimit-Remaining']);
     assert.ok(op.responses['429'].headers['Retry-After']);
-    assert.deepEqual(op.responses['429'].content['application/json'].schema.properties.error, { type: 'string', const: 'rate_limited' });
+    assert.deepEqual(op.responses['429'].content['application/json'].schema.properties.error, {
+      type: 'string',
+      const: 'rate_limited',
+    });
   });
 
   test('a body is required only where an empty one is refused; the deprecated operation documents its headers', () => {
     const required = Object.entries(doc.paths).flatMap(([path, item]) =>
-      METHODS.filter((m) => (item as Record<string, any>)[m]?.requestBody?.required).map((m) => `${m.toUpperCase()} ${path}`),
+      METHODS.filter((m) => (item as Record<string, any>)[m]?.requestBody?.required).map(
+        (m) => `${m.toUpperCase()} ${path}`,
+      ),
     );
     assert.deepEqual(required, ['POST /search']);
     assert.equal(doc.paths['/report'].post.requestBody.required, false);
@@ -127,7 +145,10 @@ forEachDialect('the OpenAPI document', (dialect) => {
 
   test('no description holds a <placeholder> outside a code span, where Swagger UI would take it for HTML', () => {
     const texts = markdownTexts(doc);
-    assert.ok(texts.some(({ text }) => text.includes('`day:<date>`')), 'the /report ids are in the descriptions');
+    assert.ok(
+      texts.some(({ text }) => text.includes('`day:<date>`')),
+      'the /report ids are in the descriptions',
+    );
     for (const { where, text } of texts) {
       const outsideCode = text.replace(/`[^`]*`/g, '');
       assert.doesNotMatch(outsideCode, /<[A-Za-z]/, where);
@@ -136,7 +157,8 @@ forEachDialect('the OpenAPI document', (dialect) => {
 
   test('the served examples are dated from the day the server answers on (UTC), both in /openapi.json and on /docs', async () => {
     const body = (document: any, path: string) => document.paths[path].post.requestBody.content['application/json'];
-    const queryOf = (document: any) => document.paths['/message'].get.parameters as { name: string; example: unknown }[];
+    const queryOf = (document: any) =>
+      document.paths['/message'].get.parameters as { name: string; example: unknown }[];
     const generated = generatedDocument();
     t.setNow(Date.parse('2027-03-10T23:30:00.000Z'));
     try {
@@ -165,7 +187,8 @@ forEachDialect('the OpenAPI document', (dialect) => {
         const op = (item as Record<string, any>)[method];
         if (!op) continue;
         for (const parameter of op.parameters ?? []) {
-          if (parameter.schema.default === undefined) assert.notEqual(parameter.example, undefined, `${method} ${path} ${parameter.name}`);
+          if (parameter.schema.default === undefined)
+            assert.notEqual(parameter.example, undefined, `${method} ${path} ${parameter.name}`);
         }
         if (op.requestBody) assert.ok(op.requestBody.content['application/json'].example, `${method} ${path}`);
       }
@@ -179,10 +202,14 @@ forEachDialect('the OpenAPI document', (dialect) => {
     if (committed === generated) return;
     // Name what drifted instead of printing two 200 kB strings.
     const old = JSON.parse(committed);
-    const changed = [...new Set([...Object.keys(old.paths ?? {}), ...Object.keys(fresh.paths)])]
-      .filter((path) => JSON.stringify(old.paths?.[path]) !== JSON.stringify(fresh.paths[path]));
-    const rest = JSON.stringify({ ...old, paths: null }) !== JSON.stringify({ ...fresh, paths: null }) ? ['(top level)'] : [];
-    assert.fail(`docs/openapi.json is out of date (${[...rest, ...changed].join(', ') || 'formatting'}): run \`npm run openapi\``);
+    const changed = [...new Set([...Object.keys(old.paths ?? {}), ...Object.keys(fresh.paths)])].filter(
+      (path) => JSON.stringify(old.paths?.[path]) !== JSON.stringify(fresh.paths[path]),
+    );
+    const rest =
+      JSON.stringify({ ...old, paths: null }) !== JSON.stringify({ ...fresh, paths: null }) ? ['(top level)'] : [];
+    assert.fail(
+      `docs/openapi.json is out of date (${[...rest, ...changed].join(', ') || 'formatting'}): run \`npm run openapi\``,
+    );
   });
 });
 
@@ -193,7 +220,7 @@ forEachDialect('the docs page', (dialect) => {
   });
   after(() => t.close());
 
-  test('GET /docs is an HTML page without a key, loading only this server\'s scripts and styles', async () => {
+  test("GET /docs is an HTML page without a key, loading only this server's scripts and styles", async () => {
     const res = await call(t.app, 'GET', '/docs');
     assert.equal(res.status, 200);
     assert.match(String(res.headers['content-type']), /^text\/html/);
@@ -215,13 +242,19 @@ forEachDialect('the docs page', (dialect) => {
 
   test('GET / answers without a key where the documentation is; other methods are 405, other paths still 404', async () => {
     const root = await call(t.app, 'GET', '/');
-    assert.deepEqual([root.status, root.json], [200, { success: true, name: 'Daybook', docs: '/docs', openapi: '/openapi.json' }]);
+    assert.deepEqual(
+      [root.status, root.json],
+      [200, { success: true, name: 'Daybook', docs: '/docs', openapi: '/openapi.json' }],
+    );
     for (const method of ['POST', 'PUT', 'DELETE', 'HEAD'] as const) {
       const res = await call(t.app, method, '/', { body: method === 'HEAD' ? undefined : {} });
       assert.deepEqual([res.status, res.headers.allow], [405, 'GET'], method);
     }
     const unknown = await call(t.app, 'GET', '/index.html');
-    assert.deepEqual([unknown.status, unknown.json], [404, { success: false, error: 'Not Found', message: 'Not Found' }]);
+    assert.deepEqual(
+      [unknown.status, unknown.json],
+      [404, { success: false, error: 'Not Found', message: 'Not Found' }],
+    );
   });
 
   test('documentation assets that do not exist are 404 in the envelope', async () => {

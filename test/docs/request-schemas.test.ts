@@ -18,18 +18,51 @@ const ZOE = 'dbk_summaries_zoe_0123456789abcdef';
 
 /** Values a field may be sent, right and wrong, with the texts these endpoints know. */
 const text = fc.oneof(
-  fc.constantFrom('', ' ', '\u3000', 'rate', 'x'.repeat(101), 'tasks', 'activity', 'screenshots', 'emails', 'day', 'week', 'decade', 'html', 'slack', 'pdf', '2026-11-18', '2026-02-30'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u3000',
+    'rate',
+    'x'.repeat(101),
+    'tasks',
+    'activity',
+    'screenshots',
+    'emails',
+    'day',
+    'week',
+    'decade',
+    'html',
+    'slack',
+    'pdf',
+    '2026-11-18',
+    '2026-02-30',
+  ),
   fc.string({ maxLength: 4 }).map((s) => s.replaceAll('\0', '')),
 );
-const scalar = fc.oneof(text, fc.integer({ min: -1, max: 60 }), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null));
-const value = fc.oneof({ weight: 4, arbitrary: scalar }, fc.array(scalar, { maxLength: 3 }), fc.object({ maxDepth: 1 }));
+const scalar = fc.oneof(
+  text,
+  fc.integer({ min: -1, max: 60 }),
+  fc.double({ noNaN: true }),
+  fc.boolean(),
+  fc.constant(null),
+);
+const value = fc.oneof(
+  { weight: 4, arbitrary: scalar },
+  fc.array(scalar, { maxLength: 3 }),
+  fc.object({ maxDepth: 1 }),
+);
 /** Mostly right bodies with a wrong field or two, sometimes no object at all. */
 const bodyOf = (fields: Record<string, unknown[]>) =>
   fc.oneof(
     {
       weight: 9,
       arbitrary: fc.record(
-        Object.fromEntries(Object.entries(fields).map(([name, right]) => [name, fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...right) }, value)])),
+        Object.fromEntries(
+          Object.entries(fields).map(([name, right]) => [
+            name,
+            fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...right) }, value),
+          ]),
+        ),
         { requiredKeys: [] },
       ),
     },
@@ -40,10 +73,21 @@ const ENDPOINTS: { path: string; key: string; fields: Record<string, unknown[]>;
   {
     path: '/search',
     key: RITA,
-    fields: { query: ['rate'], context: ['limiter', null], limit: [5, null], days: [7, null], sources: [['tasks'], ['screenshots', 'tasks'], null] },
+    fields: {
+      query: ['rate'],
+      context: ['limiter', null],
+      limit: [5, null],
+      days: [7, null],
+      sources: [['tasks'], ['screenshots', 'tasks'], null],
+    },
     exempt: (body) => typeof body?.query === 'string' && isBlank(body.query),
   },
-  { path: '/message', key: ZOE, fields: { date: ['2026-11-18', null], level: ['day', 'week', null], format: ['text', 'slack', null] }, exempt: () => false },
+  {
+    path: '/message',
+    key: ZOE,
+    fields: { date: ['2026-11-18', null], level: ['day', 'week', null], format: ['text', 'slack', null] },
+    exempt: () => false,
+  },
 ];
 
 forEachDialect('published request schemas', (dialect) => {

@@ -16,7 +16,15 @@ import { importDataset } from '../../src/dataset/import.ts';
 import { openStorage, type Storage } from '../../src/storage/database.ts';
 import { SCOPES } from '../../src/services/scopes.ts';
 import { FIRST_RUN_STALE_MS, readFirstRun } from '../../src/storage/first-run.ts';
-import { DEFAULT_NOW, EXAMPLE, call, createTestApp, createTestDatabase, forEachDialect, type TestDatabase } from '../helper.ts';
+import {
+  DEFAULT_NOW,
+  EXAMPLE,
+  call,
+  createTestApp,
+  createTestDatabase,
+  forEachDialect,
+  type TestDatabase,
+} from '../helper.ts';
 
 const run = promisify(execFile);
 const daybook = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'daybook');
@@ -60,7 +68,7 @@ forEachDialect('first run, in process', (dialect) => {
     assert.equal(await userCount(db.storage), FIRST_RUN_DEMO.users);
   });
 
-  test('the first run\'s keys are not derivable from the seed: two databases get different keys', async () => {
+  test("the first run's keys are not derivable from the seed: two databases get different keys", async () => {
     const other = await createTestDatabase(dialect);
     try {
       const first = await seedDemoOnFirstRun(other.storage, { env: DEV_ENV, now: DEFAULT_NOW });
@@ -95,16 +103,25 @@ forEachDialect('a first start that was cut off', (dialect) => {
       // What a start killed during its demo import leaves: the claim, and no data.
       await db.storage.db
         .insertInto('daybook_meta')
-        .values({ key: 'first_run', value: JSON.stringify({ startedAt: new Date(startedAt).toISOString(), outcome: 'in progress' }) })
+        .values({
+          key: 'first_run',
+          value: JSON.stringify({ startedAt: new Date(startedAt).toISOString(), outcome: 'in progress' }),
+        })
         .execute();
       // Another process may still be seeding: a recent claim is left alone.
-      assert.equal(await seedDemoOnFirstRun(db.storage, { env: DEV_ENV, now: startedAt + FIRST_RUN_STALE_MS - 1000 }), null);
+      assert.equal(
+        await seedDemoOnFirstRun(db.storage, { env: DEV_ENV, now: startedAt + FIRST_RUN_STALE_MS - 1000 }),
+        null,
+      );
       assert.equal(await userCount(db.storage), 0);
       const demo = await seedDemoOnFirstRun(db.storage, { env: DEV_ENV, now: startedAt + FIRST_RUN_STALE_MS + 1000 });
       assert.ok(demo, 'a stale claim on an empty database is taken over');
       assert.equal(await userCount(db.storage), FIRST_RUN_DEMO.users);
       assert.match(String(await readFirstRun(db.storage.db)), /demo workspace created/);
-      assert.equal(await seedDemoOnFirstRun(db.storage, { env: DEV_ENV, now: startedAt + 10 * FIRST_RUN_STALE_MS }), null);
+      assert.equal(
+        await seedDemoOnFirstRun(db.storage, { env: DEV_ENV, now: startedAt + 10 * FIRST_RUN_STALE_MS }),
+        null,
+      );
     } finally {
       await db.drop();
     }
@@ -117,7 +134,13 @@ class ServerProcess {
   readonly child: ChildProcess;
 
   constructor(databaseUrl: string) {
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', DAYBOOK_DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DAYBOOK_DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'info',
+    };
     delete env.NODE_ENV;
     delete env.DAYBOOK_DEMO;
     this.child = spawn('bash', [daybook, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -182,7 +205,10 @@ forEachDialect('first run of daybook serve', (dialect) => {
 
     const commands = [...first.output.matchAll(/^ {2}(curl .*)$/gm)].map((m) => m[1]!);
     assert.equal(commands.length, 3, first.output);
-    assert.deepEqual(commands.map((c) => new URL(c.split(' ').find((w) => w.startsWith('http'))!).pathname), ['/user', '/report', '/projects']);
+    assert.deepEqual(
+      commands.map((c) => new URL(c.split(' ').find((w) => w.startsWith('http'))!).pathname),
+      ['/user', '/report', '/projects'],
+    );
     for (const command of commands) {
       assert.ok(command.includes(key));
       const { stdout } = await run('bash', ['-c', command]);
@@ -192,7 +218,10 @@ forEachDialect('first run of daybook serve', (dialect) => {
     const { stdout: user } = await run('bash', ['-c', commands[0]!]);
     assert.equal(JSON.parse(user).email, 'amara.okafor@example.com');
     const { stdout: report } = await run('bash', ['-c', commands[1]!]);
-    assert.ok(JSON.parse(report).rows.some((r: { duration: number }) => r.duration > 0), 'the demo has tracked time in the last 7 days');
+    assert.ok(
+      JSON.parse(report).rows.some((r: { duration: number }) => r.duration > 0),
+      'the demo has tracked time in the last 7 days',
+    );
     assert.equal(await first.stop(), 0);
 
     const second = new ServerProcess(databaseUrl);

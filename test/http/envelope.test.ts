@@ -62,7 +62,11 @@ interface SlowUpload {
  * `chunked`, the body goes as Transfer-Encoding: chunked, without Content-Length. With `stopAt`,
  * the client stops sending there and waits for the server.
  */
-async function slowUpload(port: number, size: number, options: { chunk: number; pauseMs: number; chunked?: boolean; stopAt?: number }): Promise<SlowUpload> {
+async function slowUpload(
+  port: number,
+  size: number,
+  options: { chunk: number; pauseMs: number; chunked?: boolean; stopAt?: number },
+): Promise<SlowUpload> {
   const started = performance.now();
   const socket = connect(port, '127.0.0.1');
   const received: Buffer[] = [];
@@ -74,12 +78,20 @@ async function slowUpload(port: number, size: number, options: { chunk: number; 
   const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
   await new Promise((resolve) => socket.once('connect', resolve));
   const framing = options.chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${size}`;
-  let failed = await write(socket, `POST /report HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${KEYS.aliceAll}\r\nContent-Type: application/json\r\n${framing}\r\n\r\n`);
+  let failed = await write(
+    socket,
+    `POST /report HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${KEYS.aliceAll}\r\nContent-Type: application/json\r\n${framing}\r\n\r\n`,
+  );
   let written = 0;
   const limit = options.stopAt ?? size;
   while (!failed && written < limit) {
     const piece = Buffer.alloc(Math.min(options.chunk, limit - written), 0x20);
-    failed = await write(socket, options.chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece);
+    failed = await write(
+      socket,
+      options.chunked
+        ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')])
+        : piece,
+    );
     if (!failed) written += piece.length;
     await pause(options.pauseMs);
   }
@@ -88,7 +100,12 @@ async function slowUpload(port: number, size: number, options: { chunk: number; 
     socket.end();
   }
   await closed;
-  return { response: Buffer.concat(received).toString('utf8'), error, written, closedAfterMs: performance.now() - started };
+  return {
+    response: Buffer.concat(received).toString('utf8'),
+    error,
+    written,
+    closedAfterMs: performance.now() - started,
+  };
 }
 
 /** Node's http.request in a worker thread (upload-client.ts) POSTing `size` bytes `times` times. */
@@ -116,24 +133,119 @@ forEachDialect('the failure envelope', (dialect) => {
   after(() => t.close());
 
   const cases: { name: string; status: number; error: string; request: () => ReturnType<typeof call> }[] = [
-    { name: 'malformed JSON', status: 400, error: 'Malformed JSON body', request: () => call(t.app, 'POST', '/report', { key: KEYS.aliceAll, body: '{"a":', headers: json }) },
-    { name: 'a field of the wrong type', status: 400, error: 'name must be of type string', request: () => call(t.app, 'POST', '/projects', { key: KEYS.aliceAll, body: { name: 5 } }) },
-    { name: 'a value out of range', status: 400, error: 'limit must be an integer between 1 and 50', request: () => call(t.app, 'POST', '/search', { key: KEYS.aliceAll, body: { query: 'rate', limit: 0 } }) },
-    { name: 'broken percent-encoding', status: 400, error: 'Malformed URL: a path segment is not valid percent-encoding', request: () => call(t.app, 'GET', '/projects/%E0%A4%A', { key: KEYS.aliceAll }) },
+    {
+      name: 'malformed JSON',
+      status: 400,
+      error: 'Malformed JSON body',
+      request: () => call(t.app, 'POST', '/report', { key: KEYS.aliceAll, body: '{"a":', headers: json }),
+    },
+    {
+      name: 'a field of the wrong type',
+      status: 400,
+      error: 'name must be of type string',
+      request: () => call(t.app, 'POST', '/projects', { key: KEYS.aliceAll, body: { name: 5 } }),
+    },
+    {
+      name: 'a value out of range',
+      status: 400,
+      error: 'limit must be an integer between 1 and 50',
+      request: () => call(t.app, 'POST', '/search', { key: KEYS.aliceAll, body: { query: 'rate', limit: 0 } }),
+    },
+    {
+      name: 'broken percent-encoding',
+      status: 400,
+      error: 'Malformed URL: a path segment is not valid percent-encoding',
+      request: () => call(t.app, 'GET', '/projects/%E0%A4%A', { key: KEYS.aliceAll }),
+    },
     { name: 'no key', status: 401, error: 'Missing API key', request: () => call(t.app, 'GET', '/user') },
-    { name: 'an unknown key', status: 401, error: 'Invalid API key', request: () => call(t.app, 'GET', '/user', { key: 'dbk_not_a_real_key_at_all_000000' }) },
-    { name: 'a revoked key', status: 401, error: 'Invalid API key', request: () => call(t.app, 'GET', '/user', { key: KEYS.daveRevoked }) },
-    { name: 'a missing scope', status: 403, error: 'API key missing required scope: reports:read', request: () => call(t.app, 'POST', '/report', { key: KEYS.aliceReadOnly, body: {} }) },
-    { name: 'the free plan', status: 403, error: 'This endpoint requires the Core plan or higher.', request: () => call(t.app, 'GET', '/user', { key: KEYS.carolFree }) },
-    { name: 'a refused delete', status: 403, error: 'Deleting projects is not available through the API.', request: () => call(t.app, 'DELETE', '/projects/p_nope', { key: KEYS.aliceAll }) },
+    {
+      name: 'an unknown key',
+      status: 401,
+      error: 'Invalid API key',
+      request: () => call(t.app, 'GET', '/user', { key: 'dbk_not_a_real_key_at_all_000000' }),
+    },
+    {
+      name: 'a revoked key',
+      status: 401,
+      error: 'Invalid API key',
+      request: () => call(t.app, 'GET', '/user', { key: KEYS.daveRevoked }),
+    },
+    {
+      name: 'a missing scope',
+      status: 403,
+      error: 'API key missing required scope: reports:read',
+      request: () => call(t.app, 'POST', '/report', { key: KEYS.aliceReadOnly, body: {} }),
+    },
+    {
+      name: 'the free plan',
+      status: 403,
+      error: 'This endpoint requires the Core plan or higher.',
+      request: () => call(t.app, 'GET', '/user', { key: KEYS.carolFree }),
+    },
+    {
+      name: 'a refused delete',
+      status: 403,
+      error: 'Deleting projects is not available through the API.',
+      request: () => call(t.app, 'DELETE', '/projects/p_nope', { key: KEYS.aliceAll }),
+    },
     { name: 'an unknown path', status: 404, error: 'Not Found', request: () => call(t.app, 'GET', '/nothing-here') },
-    { name: 'an unknown project', status: 404, error: 'Project not found', request: () => call(t.app, 'GET', '/projects/p_nope', { key: KEYS.aliceAll }) },
-    { name: 'no summary yet', status: 404, error: 'No summary exists for this date and level yet.', request: () => call(t.app, 'GET', '/message?date=2020-01-01', { key: KEYS.aliceAll }) },
-    { name: 'an unsupported method', status: 405, error: 'Method Not Allowed', request: () => call(t.app, 'PUT', '/user', { key: KEYS.aliceAll }) },
-    { name: 'a body over 1 MiB', status: 413, error: 'Request body too large', request: () => call(t.app, 'POST', '/report', { key: KEYS.aliceAll, body: JSON.stringify({ pad: 'x'.repeat(BODY_LIMIT) }), headers: json }) },
-    { name: 'a path parameter over 16 KiB', status: 414, error: 'URI Too Long', request: () => call(t.app, 'GET', `/projects/${'p'.repeat(17 * 1024)}`, { key: KEYS.aliceAll }) },
-    { name: 'a body that is not JSON', status: 415, error: 'Unsupported Media Type: send application/json', request: () => call(t.app, 'POST', '/report', { key: KEYS.aliceAll, body: 'hello', headers: { 'content-type': 'text/plain' } }) },
-    { name: 'a compressed body', status: 415, error: 'Unsupported Content-Encoding: send the body uncompressed', request: () => call(t.app, 'POST', '/report', { key: KEYS.aliceAll, body: '{}', headers: { ...json, 'content-encoding': 'gzip' } }) },
+    {
+      name: 'an unknown project',
+      status: 404,
+      error: 'Project not found',
+      request: () => call(t.app, 'GET', '/projects/p_nope', { key: KEYS.aliceAll }),
+    },
+    {
+      name: 'no summary yet',
+      status: 404,
+      error: 'No summary exists for this date and level yet.',
+      request: () => call(t.app, 'GET', '/message?date=2020-01-01', { key: KEYS.aliceAll }),
+    },
+    {
+      name: 'an unsupported method',
+      status: 405,
+      error: 'Method Not Allowed',
+      request: () => call(t.app, 'PUT', '/user', { key: KEYS.aliceAll }),
+    },
+    {
+      name: 'a body over 1 MiB',
+      status: 413,
+      error: 'Request body too large',
+      request: () =>
+        call(t.app, 'POST', '/report', {
+          key: KEYS.aliceAll,
+          body: JSON.stringify({ pad: 'x'.repeat(BODY_LIMIT) }),
+          headers: json,
+        }),
+    },
+    {
+      name: 'a path parameter over 16 KiB',
+      status: 414,
+      error: 'URI Too Long',
+      request: () => call(t.app, 'GET', `/projects/${'p'.repeat(17 * 1024)}`, { key: KEYS.aliceAll }),
+    },
+    {
+      name: 'a body that is not JSON',
+      status: 415,
+      error: 'Unsupported Media Type: send application/json',
+      request: () =>
+        call(t.app, 'POST', '/report', {
+          key: KEYS.aliceAll,
+          body: 'hello',
+          headers: { 'content-type': 'text/plain' },
+        }),
+    },
+    {
+      name: 'a compressed body',
+      status: 415,
+      error: 'Unsupported Content-Encoding: send the body uncompressed',
+      request: () =>
+        call(t.app, 'POST', '/report', {
+          key: KEYS.aliceAll,
+          body: '{}',
+          headers: { ...json, 'content-encoding': 'gzip' },
+        }),
+    },
   ];
   for (const c of cases) {
     test(`${c.status} for ${c.name}: message repeats error`, async () => {
@@ -145,10 +257,29 @@ forEachDialect('the failure envelope', (dialect) => {
   test('answers written before Fastify sees the request carry message too (400, 417, 431, 405 CONNECT)', async () => {
     const answers = [
       [400, 'Bad Request', await rawRequest(port, 'NOT HTTP AT ALL\r\n\r\n')],
-      [400, 'Bad Request: missing Host header', await rawRequest(port, `GET /user HTTP/1.1\r\nX-API-Key: ${KEYS.aliceAll}\r\nConnection: close\r\n\r\n`)],
-      [417, 'Expectation Failed', await rawRequest(port, `POST /search HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEYS.aliceAll}\r\nContent-Type: application/json\r\nExpect: foo\r\nContent-Length: 2\r\n\r\n{}`)],
-      [431, 'Request Header Fields Too Large', await rawRequest(port, `GET /user?pad=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`)],
-      [405, 'Method Not Allowed', await rawRequest(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n')],
+      [
+        400,
+        'Bad Request: missing Host header',
+        await rawRequest(port, `GET /user HTTP/1.1\r\nX-API-Key: ${KEYS.aliceAll}\r\nConnection: close\r\n\r\n`),
+      ],
+      [
+        417,
+        'Expectation Failed',
+        await rawRequest(
+          port,
+          `POST /search HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEYS.aliceAll}\r\nContent-Type: application/json\r\nExpect: foo\r\nContent-Length: 2\r\n\r\n{}`,
+        ),
+      ],
+      [
+        431,
+        'Request Header Fields Too Large',
+        await rawRequest(port, `GET /user?pad=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`),
+      ],
+      [
+        405,
+        'Method Not Allowed',
+        await rawRequest(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'),
+      ],
     ] as const;
     for (const [status, error, answer] of answers) {
       assert.deepEqual([answer.status, JSON.parse(answer.body)], [status, failure(error)], answer.head);
@@ -187,7 +318,12 @@ forEachDialect('the envelope of the rate limit and the health check', (dialect) 
   test('503 Database unavailable from /readyz carries message', async () => {
     // Its own connection, closed: the probe's query fails.
     const storage = openStorage(t.database.url);
-    const app = await buildApp({ storage, config: { ...loadConfig({}), databaseUrl: t.database.url, reportWorkers: 0 }, rateLimiter: new MemoryRateLimiter(), now: Date.now });
+    const app = await buildApp({
+      storage,
+      config: { ...loadConfig({}), databaseUrl: t.database.url, reportWorkers: 0 },
+      rateLimiter: new MemoryRateLimiter(),
+      now: Date.now,
+    });
     try {
       assert.equal((await call(app, 'GET', '/readyz')).status, 200);
       await storage.close();
@@ -211,7 +347,11 @@ forEachDialect('a 413 reaches a client still sending its body', (dialect) => {
 
   const size = 1.5 * 1024 * 1024;
   const expect413 = (upload: SlowUpload) => {
-    assert.equal(upload.error, null, `the connection failed (${upload.error}) after ${upload.written} of ${size} bytes`);
+    assert.equal(
+      upload.error,
+      null,
+      `the connection failed (${upload.error}) after ${upload.written} of ${size} bytes`,
+    );
     assert.equal(upload.written, size, 'the whole body was taken');
     const answer = parseResponse(upload.response);
     assert.equal(answer.status, 413, upload.response.slice(0, 300));
@@ -227,7 +367,7 @@ forEachDialect('a 413 reaches a client still sending its body', (dialect) => {
     expect413(await slowUpload(port, size, { chunk: 64 * 1024, pauseMs: 10, chunked: true }));
   });
 
-  test('Node\'s http.request writing 1.5 MiB or 4 MiB at once gets the 413, never EPIPE or ECONNRESET', async () => {
+  test("Node's http.request writing 1.5 MiB or 4 MiB at once gets the 413, never EPIPE or ECONNRESET", async () => {
     // Without reading on, about half of the 4 MiB uploads end in EPIPE, a third with no status at all.
     for (const bytes of [size, 4 * 1024 * 1024]) {
       for (const [i, outcome] of (await nodeUploads(port, bytes, 20)).entries()) {
@@ -248,7 +388,9 @@ forEachDialect('a 413 reaches a client still sending its body', (dialect) => {
   });
 });
 
-test('a refused body is read on for a bounded time and amount, then the connection is closed', { skip: DIALECTS.length === 0 }, async (context) => {
+test('a refused body is read on for a bounded time and amount, then the connection is closed', {
+  skip: DIALECTS.length === 0,
+}, async (context) => {
   const t = await createTestApp(DIALECTS[0]!);
   context.after(() => t.close());
   await t.app.listen({ port: 0, host: '127.0.0.1' });

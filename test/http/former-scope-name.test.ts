@@ -55,9 +55,23 @@ forEachDialect('messages:read, the former name of summaries:read', (dialect) => 
   });
 
   test('daybook keys create --scopes messages:read makes a key with summaries:read that reads /message', async () => {
-    const key = await daybook(database.url, 'keys', 'create', '--user', 'u_zoe', '--name', 'old client', '--scopes', 'messages:read');
+    const key = await daybook(
+      database.url,
+      'keys',
+      'create',
+      '--user',
+      'u_zoe',
+      '--name',
+      'old client',
+      '--scopes',
+      'messages:read',
+    );
     assert.match(key, /^dbk_/);
-    const row = await t.storage.db.selectFrom('api_keys').select('id').where('key_hash', '=', hashApiKey(key)).executeTakeFirstOrThrow();
+    const row = await t.storage.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('key_hash', '=', hashApiKey(key))
+      .executeTakeFirstOrThrow();
     assert.equal(await storedScopes(t, row.id), 'summaries:read');
     const res = await call(t.app, 'GET', '/message?date=2026-11-18', { key });
     assert.equal(res.status, 200, res.body);
@@ -68,18 +82,35 @@ forEachDialect('messages:read, the former name of summaries:read', (dialect) => 
   });
 
   test('messages:read beside summaries:read is that one scope', async () => {
-    const key = await daybook(database.url, 'keys', 'create', '--user', 'u_zoe', '--name', 'both', '--scopes', 'messages:read,summaries:read,search:read');
-    const row = await t.storage.db.selectFrom('api_keys').select('id').where('key_hash', '=', hashApiKey(key)).executeTakeFirstOrThrow();
+    const key = await daybook(
+      database.url,
+      'keys',
+      'create',
+      '--user',
+      'u_zoe',
+      '--name',
+      'both',
+      '--scopes',
+      'messages:read,summaries:read,search:read',
+    );
+    const row = await t.storage.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('key_hash', '=', hashApiKey(key))
+      .executeTakeFirstOrThrow();
     assert.equal(await storedScopes(t, row.id), 'summaries:read search:read');
   });
 
   test('an imported key with messages:read has summaries:read and reads /message', async () => {
     const key = 'dbk_imported_former_scope_0123456789';
     const file = join(dir, 'key.json');
-    writeFileSync(file, JSON.stringify({
-      version: 1,
-      apiKeys: [{ id: 'key_zoe_former', userId: 'u_zoe', name: 'imported', key, scopes: ['messages:read'] }],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 1,
+        apiKeys: [{ id: 'key_zoe_former', userId: 'u_zoe', name: 'imported', key, scopes: ['messages:read'] }],
+      }),
+    );
     await importDataset(t.storage, file, { now: () => NOW });
     assert.equal(await storedScopes(t, 'key_zoe_former'), 'summaries:read');
     const res = await call(t.app, 'GET', '/message?date=2026-11-18', { key });
@@ -90,7 +121,11 @@ forEachDialect('messages:read, the former name of summaries:read', (dialect) => 
     const before = await call(t.app, 'GET', '/message?date=2026-11-18', { key: ZOE.userOnly });
     assert.deepEqual([before.status, before.json.error], [403, 'API key missing required scope: summaries:read']);
     const hash = hashApiKey(ZOE.userOnly);
-    await t.storage.db.updateTable('api_keys').set({ scopes: 'user:read messages:read' }).where('key_hash', '=', hash).execute();
+    await t.storage.db
+      .updateTable('api_keys')
+      .set({ scopes: 'user:read messages:read' })
+      .where('key_hash', '=', hash)
+      .execute();
     try {
       const res = await call(t.app, 'GET', '/message?date=2026-11-18', { key: ZOE.userOnly });
       assert.equal(res.status, 200, res.body);

@@ -31,7 +31,12 @@ forEachDialect('logs', (dialect) => {
     app = await buildApp(
       {
         storage: database.storage,
-        config: { ...loadConfig({}), databaseUrl: database.url, rateLimitPerMinute: 10_000, authFailuresPerMinute: 10_000 },
+        config: {
+          ...loadConfig({}),
+          databaseUrl: database.url,
+          rateLimitPerMinute: 10_000,
+          authFailuresPerMinute: 10_000,
+        },
         rateLimiter: new MemoryRateLimiter(() => DEFAULT_NOW),
         now: () => DEFAULT_NOW,
       },
@@ -50,11 +55,19 @@ forEachDialect('logs', (dialect) => {
     assert.equal((await call(app, 'GET', '/user', { key: unknownKey })).status, 401);
     assert.equal((await call(app, 'GET', '/user', { key: KEYS.daveRevoked })).status, 401);
     assert.equal((await call(app, 'GET', `/user?api_key=${KEYS.bob}`)).status, 401);
-    assert.equal((await call(app, 'GET', '/user', { headers: { authorization: `Bearer ${KEYS.aliceReadOnly}` } })).status, 401);
-    assert.equal((await call(app, 'POST', '/user', { key: KEYS.carolFree, body: { key: KEYS.carolFree } })).status, 405);
+    assert.equal(
+      (await call(app, 'GET', '/user', { headers: { authorization: `Bearer ${KEYS.aliceReadOnly}` } })).status,
+      401,
+    );
+    assert.equal(
+      (await call(app, 'POST', '/user', { key: KEYS.carolFree, body: { key: KEYS.carolFree } })).status,
+      405,
+    );
 
     // The log did record these requests, so the absence of keys below means something.
-    const requests = lines.map((line) => JSON.parse(line) as { req?: { path?: string } }).filter((l) => l.req?.path === '/user');
+    const requests = lines
+      .map((line) => JSON.parse(line) as { req?: { path?: string } })
+      .filter((l) => l.req?.path === '/user');
     assert.ok(requests.length >= 6, lines.join('\n'));
     const log = lines.join('\n');
     for (const key of [...Object.values(KEYS), unknownKey]) assert.ok(!log.includes(key), `${key} appears in the log`);
@@ -63,7 +76,10 @@ forEachDialect('logs', (dialect) => {
     const before = lines.length;
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as { port: number };
-    const body = JSON.stringify({ dateRange: { from: DEFAULT_NOW - 89 * 86_400_000, to: DEFAULT_NOW }, aggregationLevel: 'activity' });
+    const body = JSON.stringify({
+      dateRange: { from: DEFAULT_NOW - 89 * 86_400_000, to: DEFAULT_NOW },
+      aggregationLevel: 'activity',
+    });
     const socket = connect(port, '127.0.0.1');
     await new Promise<void>((resolve) => socket.once('connect', resolve));
     socket.end(
@@ -72,13 +88,27 @@ forEachDialect('logs', (dialect) => {
     );
     socket.destroy();
     // The server finishes the request it was given and notes how it ended.
-    const ended = () => lines.slice(before).map((line) => JSON.parse(line) as { level: number; msg: string; req?: { path?: string } });
-    for (let i = 0; i < 100 && !ended().some((l) => l.msg === 'request completed' || l.msg.startsWith('client closed')); i++) {
+    const ended = () =>
+      lines.slice(before).map((line) => JSON.parse(line) as { level: number; msg: string; req?: { path?: string } });
+    for (
+      let i = 0;
+      i < 100 && !ended().some((l) => l.msg === 'request completed' || l.msg.startsWith('client closed'));
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 20));
     }
     const logged = ended();
-    assert.ok(logged.some((l) => l.req?.path === '/report'), lines.slice(before).join('\n'));
-    assert.ok(logged.some((l) => l.msg === 'request completed' || l.msg.startsWith('client closed')), lines.slice(before).join('\n'));
-    assert.deepEqual(logged.filter((l) => l.level >= 50), []);
+    assert.ok(
+      logged.some((l) => l.req?.path === '/report'),
+      lines.slice(before).join('\n'),
+    );
+    assert.ok(
+      logged.some((l) => l.msg === 'request completed' || l.msg.startsWith('client closed')),
+      lines.slice(before).join('\n'),
+    );
+    assert.deepEqual(
+      logged.filter((l) => l.level >= 50),
+      [],
+    );
   });
 });

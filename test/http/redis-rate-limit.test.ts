@@ -5,8 +5,16 @@ import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from '../../src/http/rate-limit.ts';
 import {
-  DEFAULT_NOW, KEYS, REDIS_URL, type TestApp, type TestDatabase, call, createTestApp, createTestDatabase,
-  forEachDialect, stallableRelay,
+  DEFAULT_NOW,
+  KEYS,
+  REDIS_URL,
+  type TestApp,
+  type TestDatabase,
+  call,
+  createTestApp,
+  createTestDatabase,
+  forEachDialect,
+  stallableRelay,
 } from '../helper.ts';
 
 const LIMIT = 4;
@@ -51,7 +59,12 @@ forEachDialect('rate limits shared through Redis', (dialect) => {
         assert.equal(res.status, 429);
         const retryAfter = Number(res.headers['retry-after']);
         assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, String(retryAfter));
-        assert.deepEqual(res.json, { success: false, error: 'rate_limited', message: 'rate_limited', retryAfterSec: retryAfter });
+        assert.deepEqual(res.json, {
+          success: false,
+          error: 'rate_limited',
+          message: 'rate_limited',
+          retryAfterSec: retryAfter,
+        });
       }
       // The budget is per key: another key is still served by both instances.
       for (const t of apps) assert.equal((await call(t.app, 'GET', '/user', { key: KEYS.aliceAll })).status, 200);
@@ -80,7 +93,8 @@ forEachDialect('rate limits shared through Redis', (dialect) => {
     try {
       // Known to both instances before the address is blocked.
       for (const t of apps) assert.equal((await call(t.app, 'GET', '/user', { key: KEYS.bob })).status, 200);
-      for (let i = 0; i <= AUTH_FAILURES; i++) await call(apps[0]!.app, 'GET', '/user', { key: `dbk_guess_${i}_0123456789abcdef` });
+      for (let i = 0; i <= AUTH_FAILURES; i++)
+        await call(apps[0]!.app, 'GET', '/user', { key: `dbk_guess_${i}_0123456789abcdef` });
       for (const [i, t] of apps.entries()) {
         const res = await call(t.app, 'GET', '/user', { key: KEYS.bob });
         assert.deepEqual([res.status, res.json.error], [429, 'rate_limited'], `instance ${i + 1}`);
@@ -108,7 +122,10 @@ forEachDialect('rate limits while Redis is unreachable', (dialect) => {
   test('requests are neither held up nor failed: the process counts on its own', async () => {
     const changes: boolean[] = [];
     // Nothing listens on port 1, so every Redis command fails at once.
-    const limiter = new RedisRateLimiter('redis://127.0.0.1:1', { timeoutMs: 300, onFallback: (usingRedis) => changes.push(usingRedis) });
+    const limiter = new RedisRateLimiter('redis://127.0.0.1:1', {
+      timeoutMs: 300,
+      onFallback: (usingRedis) => changes.push(usingRedis),
+    });
     const t = await createTestApp(dialect, { rateLimiter: limiter, config: { rateLimitPerMinute: 2 } });
     try {
       const started = Date.now();
@@ -127,7 +144,12 @@ test('a Redis that stalls with its connection open holds up one request per retr
   const redis = await stallableRelay(REDIS_URL);
   const changes: boolean[] = [];
   const keyPrefix = `daybook-test:${randomBytes(6).toString('hex')}:`;
-  const limiter = new RedisRateLimiter(redis.url, { keyPrefix, timeoutMs: 300, retryMs: 1000, onFallback: (usingRedis) => changes.push(usingRedis) });
+  const limiter = new RedisRateLimiter(redis.url, {
+    keyPrefix,
+    timeoutMs: 300,
+    retryMs: 1000,
+    onFallback: (usingRedis) => changes.push(usingRedis),
+  });
   try {
     await limiter.ping();
     assert.equal((await limiter.hit('k', 100)).remaining, 99);
@@ -147,4 +169,3 @@ test('a Redis that stalls with its connection open holds up one request per retr
     await redis.close();
   }
 });
-

@@ -26,7 +26,7 @@ forEachDialect('every request', (dialect) => {
     await t.storage.db.updateTable('users').set({ plan: 'free' }).where('id', '=', 'u_carol').execute();
   });
 
-  test('a key never reads another user\'s profile', async () => {
+  test("a key never reads another user's profile", async () => {
     const alice = await call(t.app, 'GET', '/user', { key: KEYS.aliceReadOnly });
     const bob = await call(t.app, 'GET', '/user', { key: KEYS.bob });
     assert.equal(alice.json.email, 'alice@example.com');
@@ -43,7 +43,8 @@ forEachDialect('every request', (dialect) => {
     test(`${method} /user is 405 Method Not Allowed, before the key check`, async () => {
       const res = await call(t.app, method, '/user');
       assert.equal(res.status, 405);
-      if (method !== 'HEAD') assert.deepEqual(res.json, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' });
+      if (method !== 'HEAD')
+        assert.deepEqual(res.json, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' });
     });
   }
 
@@ -55,12 +56,18 @@ forEachDialect('every request', (dialect) => {
 
   test('unknown key: 401 Invalid API key', async () => {
     const res = await call(t.app, 'GET', '/user', { key: 'dbk_not_a_real_key_at_all_000000' });
-    assert.deepEqual([res.status, res.json], [401, { success: false, error: 'Invalid API key', message: 'Invalid API key' }]);
+    assert.deepEqual(
+      [res.status, res.json],
+      [401, { success: false, error: 'Invalid API key', message: 'Invalid API key' }],
+    );
   });
 
   test('a revoked key is 401 Invalid API key', async () => {
     const res = await call(t.app, 'GET', '/user', { key: KEYS.daveRevoked });
-    assert.deepEqual([res.status, res.json], [401, { success: false, error: 'Invalid API key', message: 'Invalid API key' }]);
+    assert.deepEqual(
+      [res.status, res.json],
+      [401, { success: false, error: 'Invalid API key', message: 'Invalid API key' }],
+    );
   });
 
   test('a key in the query string or Authorization header is ignored (401)', async () => {
@@ -73,15 +80,43 @@ forEachDialect('every request', (dialect) => {
   test('missing scope: 403 naming the scope', async () => {
     const { status, json } = await call(t.app, 'GET', '/user', { key: KEYS.aliceAll });
     assert.equal(status, 200, JSON.stringify(json));
-    await t.storage.db.updateTable('api_keys').set({ scopes: 'reports:read' }).where('id', '=', 'key_alice_ro').execute();
+    await t.storage.db
+      .updateTable('api_keys')
+      .set({ scopes: 'reports:read' })
+      .where('id', '=', 'key_alice_ro')
+      .execute();
     const res = await call(t.app, 'GET', '/user', { key: KEYS.aliceReadOnly });
-    await t.storage.db.updateTable('api_keys').set({ scopes: 'projects:read user:read' }).where('id', '=', 'key_alice_ro').execute();
-    assert.deepEqual([res.status, res.json], [403, { success: false, error: 'API key missing required scope: user:read', message: 'API key missing required scope: user:read' }]);
+    await t.storage.db
+      .updateTable('api_keys')
+      .set({ scopes: 'projects:read user:read' })
+      .where('id', '=', 'key_alice_ro')
+      .execute();
+    assert.deepEqual(
+      [res.status, res.json],
+      [
+        403,
+        {
+          success: false,
+          error: 'API key missing required scope: user:read',
+          message: 'API key missing required scope: user:read',
+        },
+      ],
+    );
   });
 
   test('free plan: 403 on /user after the scope check', async () => {
     const res = await call(t.app, 'GET', '/user', { key: KEYS.carolFree });
-    assert.deepEqual([res.status, res.json], [403, { success: false, error: 'This endpoint requires the Core plan or higher.', message: 'This endpoint requires the Core plan or higher.' }]);
+    assert.deepEqual(
+      [res.status, res.json],
+      [
+        403,
+        {
+          success: false,
+          error: 'This endpoint requires the Core plan or higher.',
+          message: 'This endpoint requires the Core plan or higher.',
+        },
+      ],
+    );
   });
 
   test('authenticated responses carry RateLimit-* headers', async () => {
@@ -94,7 +129,11 @@ forEachDialect('every request', (dialect) => {
   test('the key records when it was last used, and is stored only as a hash', async () => {
     await call(t.app, 'GET', '/user', { key: KEYS.aliceAll });
     await new Promise((r) => setTimeout(r, 50));
-    const row = await t.storage.db.selectFrom('api_keys').selectAll().where('id', '=', 'key_alice_all').executeTakeFirstOrThrow();
+    const row = await t.storage.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', 'key_alice_all')
+      .executeTakeFirstOrThrow();
     assert.ok(row.last_used_at !== null);
     assert.match(row.key_hash, /^[0-9a-f]{64}$/);
     const everything = JSON.stringify(await t.storage.db.selectFrom('api_keys').selectAll().execute());
@@ -119,7 +158,10 @@ forEachDialect('bodies', (dialect) => {
 
   test('malformed JSON is 400 Malformed JSON body', async () => {
     const res = await t.app.inject({
-      method: 'POST', url: '/report', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json' }, payload: '{"a":',
+      method: 'POST',
+      url: '/report',
+      headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json' },
+      payload: '{"a":',
     });
     assert.equal(res.statusCode, 400);
     assert.deepEqual(res.json(), { success: false, error: 'Malformed JSON body', message: 'Malformed JSON body' });
@@ -127,11 +169,17 @@ forEachDialect('bodies', (dialect) => {
 
   test('a body over 1 MiB is 413 Request body too large', async () => {
     const res = await t.app.inject({
-      method: 'POST', url: '/report', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json' },
+      method: 'POST',
+      url: '/report',
+      headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json' },
       payload: JSON.stringify({ pad: 'x'.repeat(BODY_LIMIT) }),
     });
     assert.equal(res.statusCode, 413);
-    assert.deepEqual(res.json(), { success: false, error: 'Request body too large', message: 'Request body too large' });
+    assert.deepEqual(res.json(), {
+      success: false,
+      error: 'Request body too large',
+      message: 'Request body too large',
+    });
   });
 
   test('a body over 1 MiB to an unknown path is 404, to an unsupported method 405 (docs/api.md, "Every request")', async () => {
@@ -139,10 +187,20 @@ forEachDialect('bodies', (dialect) => {
     for (const key of [KEYS.aliceAll, undefined]) {
       const headers = { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) };
       const unknown = await t.app.inject({ method: 'POST', url: '/nope', headers, payload: big });
-      assert.deepEqual([unknown.statusCode, unknown.json()], [404, { success: false, error: 'Not Found', message: 'Not Found' }]);
-      for (const [method, url] of [['PUT', '/projects'], ['POST', '/user']] as const) {
+      assert.deepEqual(
+        [unknown.statusCode, unknown.json()],
+        [404, { success: false, error: 'Not Found', message: 'Not Found' }],
+      );
+      for (const [method, url] of [
+        ['PUT', '/projects'],
+        ['POST', '/user'],
+      ] as const) {
         const res = await t.app.inject({ method, url, headers, payload: big });
-        assert.deepEqual([res.statusCode, res.json()], [405, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' }], `${method} ${url}`);
+        assert.deepEqual(
+          [res.statusCode, res.json()],
+          [405, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' }],
+          `${method} ${url}`,
+        );
         assert.ok(res.headers.allow, 'with its Allow header');
       }
     }
@@ -150,7 +208,10 @@ forEachDialect('bodies', (dialect) => {
 
   test('a non-JSON content type is 415 in the envelope', async () => {
     const res = await t.app.inject({
-      method: 'POST', url: '/report', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'text/plain' }, payload: 'hello',
+      method: 'POST',
+      url: '/report',
+      headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'text/plain' },
+      payload: 'hello',
     });
     assert.equal(res.statusCode, 415);
     assert.equal(res.json().success, false);
@@ -159,7 +220,10 @@ forEachDialect('bodies', (dialect) => {
 
   test('JSON bodies are not coerced: a number where a string belongs is a 400 naming the field', async () => {
     const res = await call(t.app, 'POST', '/projects', { key: KEYS.aliceAll, body: { name: 5 } });
-    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'name must be of type string', message: 'name must be of type string' }]);
+    assert.deepEqual(
+      [res.status, res.json],
+      [400, { success: false, error: 'name must be of type string', message: 'name must be of type string' }],
+    );
     const list = await call(t.app, 'GET', '/projects', { key: KEYS.aliceAll });
     assert.ok(!list.json.projects.some((p: { name: string }) => p.name === '5'));
   });
@@ -176,13 +240,24 @@ forEachDialect('bodies', (dialect) => {
     assert.equal(created.statusCode, 201);
     assert.match(created.json().project.name, /^New Project \d{4}-\d{2}-\d{2}$/);
     const res = await t.app.inject({
-      method: 'POST', url: '/projects', headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json' }, payload: 'null',
+      method: 'POST',
+      url: '/projects',
+      headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json' },
+      payload: 'null',
     });
-    assert.deepEqual([res.statusCode, res.json()], [400, { success: false, error: 'body must be of type object', message: 'body must be of type object' }]);
+    assert.deepEqual(
+      [res.statusCode, res.json()],
+      [400, { success: false, error: 'body must be of type object', message: 'body must be of type object' }],
+    );
   });
 
   test('401 comes before 400: malformed JSON without a key is 401', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/report', headers: { 'content-type': 'application/json' }, payload: '{' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/report',
+      headers: { 'content-type': 'application/json' },
+      payload: '{',
+    });
     assert.equal(res.statusCode, 401);
   });
 });
@@ -224,7 +299,11 @@ forEachDialect('rate limits', (dialect) => {
     const valid = await call(t.app, 'GET', '/user', { key: KEYS.aliceAll });
     assert.deepEqual([valid.status, valid.json.error], [429, 'rate_limited']);
     t.setNow(Date.parse('2026-11-22T12:02:02Z'));
-    assert.equal((await call(t.app, 'GET', '/user', { key: KEYS.aliceAll })).status, 200, 'served again after the window');
+    assert.equal(
+      (await call(t.app, 'GET', '/user', { key: KEYS.aliceAll })).status,
+      200,
+      'served again after the window',
+    );
   });
 });
 
@@ -245,16 +324,30 @@ forEachDialect('key cache', (dialect) => {
 
   test('a team membership given up reaches team reports once the cache time has passed', async () => {
     const cachedAt = Date.parse('2026-11-22T13:00:00Z');
-    const body = { dateRange: { from: cachedAt - 7 * 86_400_000, to: cachedAt }, aggregationLevel: 'day', teamIds: ['t_eng'] };
+    const body = {
+      dateRange: { from: cachedAt - 7 * 86_400_000, to: cachedAt },
+      aggregationLevel: 'day',
+      teamIds: ['t_eng'],
+    };
     t.setNow(cachedAt);
     assert.equal((await call(t.app, 'POST', '/report', { key: KEYS.aliceAll, body })).status, 200);
-    await t.storage.db.updateTable('team_members').set({ status: 'inactive' }).where('team_id', '=', 't_eng').where('user_id', '=', 'u_alice').execute();
+    await t.storage.db
+      .updateTable('team_members')
+      .set({ status: 'inactive' })
+      .where('team_id', '=', 't_eng')
+      .where('user_id', '=', 'u_alice')
+      .execute();
     try {
       t.setNow(cachedAt + 2001);
       const res = await call(t.app, 'POST', '/report', { key: KEYS.aliceAll, body });
       assert.deepEqual([res.status, res.json.error], [400, 'Unknown team id: "t_eng"']);
     } finally {
-      await t.storage.db.updateTable('team_members').set({ status: 'active' }).where('team_id', '=', 't_eng').where('user_id', '=', 'u_alice').execute();
+      await t.storage.db
+        .updateTable('team_members')
+        .set({ status: 'active' })
+        .where('team_id', '=', 't_eng')
+        .where('user_id', '=', 'u_alice')
+        .execute();
     }
   });
 
@@ -264,7 +357,16 @@ forEachDialect('key cache', (dialect) => {
     const { hashApiKey } = await import('../../src/services/api-keys.ts');
     await t.storage.db
       .insertInto('api_keys')
-      .values({ id: 'key_later', user_id: 'u_alice', name: 'later', key_hash: hashApiKey(key), scopes: 'user:read', revoked: 0, created_at: 0, last_used_at: null })
+      .values({
+        id: 'key_later',
+        user_id: 'u_alice',
+        name: 'later',
+        key_hash: hashApiKey(key),
+        scopes: 'user:read',
+        revoked: 0,
+        created_at: 0,
+        last_used_at: null,
+      })
       .execute();
     assert.equal((await call(t.app, 'GET', '/user', { key })).status, 200);
   });

@@ -85,7 +85,14 @@ function statusOf(response: string): number {
 }
 
 test('a port already taken stops the start with a message naming HOST and PORT', async () => {
-  const config = { ...loadConfig({}), port: 0, host: '127.0.0.1', databaseUrl, logLevel: 'silent', summaryIntervalSeconds: 0 };
+  const config = {
+    ...loadConfig({}),
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl,
+    logLevel: 'silent',
+    summaryIntervalSeconds: 0,
+  };
   const first = await startServer(config);
   const port = Number(new URL(first.url).port);
   try {
@@ -99,7 +106,12 @@ test('a port already taken stops the start with a message naming HOST and PORT',
 
 test('close() answers the request in flight, refuses new connections, then resolves', async () => {
   const server = await startServer({
-    ...loadConfig({}), port: 0, host: '127.0.0.1', databaseUrl, logLevel: 'silent', summaryIntervalSeconds: 0,
+    ...loadConfig({}),
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl,
+    logLevel: 'silent',
+    summaryIntervalSeconds: 0,
   });
   const port = Number(new URL(server.url).port);
   const request = await startSlowRequest(port);
@@ -117,7 +129,10 @@ test('close() answers the request in flight, refuses new connections, then resol
   const response = await request.finish();
   // POST on /user is answered 405 in the envelope: a complete answer, not a cut connection.
   assert.equal(statusOf(response), 405, response);
-  assert.ok(response.endsWith('{"success":false,"error":"Method Not Allowed","message":"Method Not Allowed"}'), response);
+  assert.ok(
+    response.endsWith('{"success":false,"error":"Method Not Allowed","message":"Method Not Allowed"}'),
+    response,
+  );
   await closing;
   assert.equal(closed, true);
 });
@@ -126,8 +141,13 @@ test('SIGTERM to `daybook serve` finishes the request in flight and exits 0', as
   const child: ChildProcess = spawn('bash', [join(repoRoot, 'bin', 'daybook'), 'serve'], {
     cwd: repoRoot,
     env: {
-      ...process.env, DAYBOOK_DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info',
-      DAYBOOK_SUMMARY_INTERVAL_SECONDS: '0', DAYBOOK_REDIS_URL: '',
+      ...process.env,
+      DAYBOOK_DATABASE_URL: databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      DAYBOOK_SUMMARY_INTERVAL_SECONDS: '0',
+      DAYBOOK_REDIS_URL: '',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

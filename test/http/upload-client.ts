@@ -26,7 +26,11 @@ function upload(job: UploadJob, body: Buffer): Promise<UploadOutcome> {
     let answered: Promise<void> = Promise.resolve();
     const request = http.request(
       {
-        host: '127.0.0.1', port: job.port, method: 'POST', path: '/report', agent: false,
+        host: '127.0.0.1',
+        port: job.port,
+        method: 'POST',
+        path: '/report',
+        agent: false,
         headers: { 'x-api-key': job.key, 'content-type': 'application/json', 'content-length': body.length },
       },
       (response) => {

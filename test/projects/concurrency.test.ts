@@ -43,7 +43,10 @@ forEachDialect('racing project updates', (dialect) => {
     first = await createTestApp(dialect, { dataset: files.write(`race-${dialect}.json`, world) });
     // PostgreSQL: a pool of its own, as another server process has. SQLite: one process, one file.
     secondStorage = dialect === 'postgres' ? openStorage(first.database.url) : first.storage;
-    second = await createTestApp(dialect, { database: { url: first.database.url, storage: secondStorage, drop: async () => {} }, dataset: null });
+    second = await createTestApp(dialect, {
+      database: { url: first.database.url, storage: secondStorage, drop: async () => {} },
+      dataset: null,
+    });
   });
   after(async () => {
     await second.close();
@@ -58,13 +61,17 @@ forEachDialect('racing project updates', (dialect) => {
       .set({ team_id: 't_one', portfolio_id: null, contributor_ids: null, description: null, color: null })
       .where('id', '=', 'p_x')
       .execute();
-  const stored = () => first.storage.db.selectFrom('projects').selectAll().where('id', '=', 'p_x').executeTakeFirstOrThrow();
+  const stored = () =>
+    first.storage.db.selectFrom('projects').selectAll().where('id', '=', 'p_x').executeTakeFirstOrThrow();
   const update = (t: TestApp, key: string, body: object) => call(t.app, 'POST', '/projects/p_x', { key, body });
 
   test('a move to another team against a contributor change: the contributors never outlive the move', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       await reset();
-      const [move, contributors] = await Promise.all([update(first, ALICE, { team: 't_two' }), update(second, ALICE, { contributorIds: ['u_bob'] })]);
+      const [move, contributors] = await Promise.all([
+        update(first, ALICE, { team: 't_two' }),
+        update(second, ALICE, { contributorIds: ['u_bob'] }),
+      ]);
       assert.equal(move.status, 200, move.body);
       const project = await stored();
       assert.equal(project.team_id, 't_two');
@@ -79,7 +86,10 @@ forEachDialect('racing project updates', (dialect) => {
     for (const team of ['t_two', null]) {
       for (let round = 0; round < ROUNDS; round++) {
         await reset();
-        const [move, placed] = await Promise.all([update(first, ALICE, { team }), update(second, ALICE, { portfolio: 'pf_one' })]);
+        const [move, placed] = await Promise.all([
+          update(first, ALICE, { team }),
+          update(second, ALICE, { portfolio: 'pf_one' }),
+        ]);
         const project = await stored();
         const outcome = `round ${round}: move ${move.status}, portfolio ${placed.status}`;
         // The two serial orders: the move, then the portfolio refused (it is t_one's); or the
@@ -87,7 +97,11 @@ forEachDialect('racing project updates', (dialect) => {
         if (move.status === 200) {
           assert.deepEqual([project.team_id, project.portfolio_id, placed.status], [team, null, 400], outcome);
         } else {
-          assert.deepEqual([project.team_id, project.portfolio_id, move.status, placed.status], ['t_one', 'pf_one', 400, 200], outcome);
+          assert.deepEqual(
+            [project.team_id, project.portfolio_id, move.status, placed.status],
+            ['t_one', 'pf_one', 400, 200],
+            outcome,
+          );
         }
       }
     }

@@ -53,9 +53,12 @@ forEachDialect('GET /projects', (dialect) => {
     assert.equal(res.json.projects[0].updatedAt, new Date(DEFAULT_NOW).toISOString());
   });
 
-  test('each caller sees its own personal projects and its active teams\' projects only', async () => {
+  test("each caller sees its own personal projects and its active teams' projects only", async () => {
     assert.deepEqual(ids(await call(t.app, 'GET', '/projects?includeArchived=true', { key: K.bob })), [
-      'p_bob_own', 'p_secret', 'p_onb', 'p_api',
+      'p_bob_own',
+      'p_secret',
+      'p_onb',
+      'p_api',
     ]);
     // dave is active in Ops but inactive in Engineering.
     assert.deepEqual(ids(await call(t.app, 'GET', '/projects?includeArchived=true', { key: K.dave })), ['p_ops']);
@@ -64,7 +67,17 @@ forEachDialect('GET /projects', (dialect) => {
 
   test('invalid query parameters are 400 naming the parameter', async () => {
     const sort = await call(t.app, 'GET', '/projects?sort=name', { key: K.aliceAll });
-    assert.deepEqual([sort.status, sort.json], [400, { success: false, error: 'sort must be one of: createdAt, updatedAt, usedAt', message: 'sort must be one of: createdAt, updatedAt, usedAt' }]);
+    assert.deepEqual(
+      [sort.status, sort.json],
+      [
+        400,
+        {
+          success: false,
+          error: 'sort must be one of: createdAt, updatedAt, usedAt',
+          message: 'sort must be one of: createdAt, updatedAt, usedAt',
+        },
+      ],
+    );
     for (const value of ['yes', '1', '']) {
       const res = await call(t.app, 'GET', `/projects?includeArchived=${value}`, { key: K.aliceAll });
       assert.deepEqual([res.status, res.json.error], [400, 'includeArchived must be of type boolean'], value);
@@ -117,7 +130,7 @@ forEachDialect('GET /projects/:id', (dialect) => {
     assert.deepEqual([res.status, res.json.project.status], [200, 'archived']);
   });
 
-  test('a project outside the caller\'s visibility is the same 404 as an unknown id', async () => {
+  test("a project outside the caller's visibility is the same 404 as an unknown id", async () => {
     const expected = { success: false, error: 'Project not found', message: 'Project not found' };
     for (const [key, id] of [
       [K.bob, 'p_garden'], // alice's personal project
@@ -133,15 +146,34 @@ forEachDialect('GET /projects/:id', (dialect) => {
     }
   });
 
-  test('usedAt is the start of the latest activity of the project (own project before the task\'s)', async () => {
+  test("usedAt is the start of the latest activity of the project (own project before the task's)", async () => {
     const file = join(tmpdir(), `daybook-usedat-${dialect}-${process.pid}.ndjson`);
     await writeFile(
       file,
       [
         // On a p_api task but logged to p_garden itself: counts for p_garden only.
-        { type: 'activity', id: 'a_used_1', userId: 'u_alice', start: '2026-11-21T10:00:00Z', durationMinutes: 5, headline: 'x', taskId: 'k_alice_0_0', projectId: 'p_garden' },
-        { type: 'activity', id: 'a_used_2', userId: 'u_bob', start: '2026-11-20T09:00:00Z', durationMinutes: 5, headline: 'y', taskId: 'k_bob_0_0' },
-      ].map((r) => JSON.stringify(r)).join('\n'),
+        {
+          type: 'activity',
+          id: 'a_used_1',
+          userId: 'u_alice',
+          start: '2026-11-21T10:00:00Z',
+          durationMinutes: 5,
+          headline: 'x',
+          taskId: 'k_alice_0_0',
+          projectId: 'p_garden',
+        },
+        {
+          type: 'activity',
+          id: 'a_used_2',
+          userId: 'u_bob',
+          start: '2026-11-20T09:00:00Z',
+          durationMinutes: 5,
+          headline: 'y',
+          taskId: 'k_bob_0_0',
+        },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join('\n'),
     );
     await importDataset(t.storage, file, { now: () => DEFAULT_NOW });
     const garden = await call(t.app, 'GET', '/projects/p_garden', { key: K.aliceAll });
@@ -159,7 +191,11 @@ forEachDialect('/projects methods, scopes and plans', (dialect) => {
   after(() => t.close());
 
   test('DELETE /projects/:id is refused with 403, whether or not the project exists', async () => {
-    const expected = { success: false, error: 'Deleting projects is not available through the API.', message: 'Deleting projects is not available through the API.' };
+    const expected = {
+      success: false,
+      error: 'Deleting projects is not available through the API.',
+      message: 'Deleting projects is not available through the API.',
+    };
     for (const id of ['p_api', 'p_ops', 'p_nope']) {
       const res = await call(t.app, 'DELETE', `/projects/${id}`, { key: K.aliceAll });
       assert.deepEqual([res.status, res.json], [403, expected], id);
@@ -169,7 +205,17 @@ forEachDialect('/projects methods, scopes and plans', (dialect) => {
 
   test('DELETE /projects/:id needs projects:write first', async () => {
     const res = await call(t.app, 'DELETE', '/projects/p_api', { key: K.aliceReadOnly });
-    assert.deepEqual([res.status, res.json], [403, { success: false, error: 'API key missing required scope: projects:write', message: 'API key missing required scope: projects:write' }]);
+    assert.deepEqual(
+      [res.status, res.json],
+      [
+        403,
+        {
+          success: false,
+          error: 'API key missing required scope: projects:write',
+          message: 'API key missing required scope: projects:write',
+        },
+      ],
+    );
     assert.equal((await call(t.app, 'DELETE', '/projects/p_api')).status, 401);
   });
 
@@ -182,14 +228,21 @@ forEachDialect('/projects methods, scopes and plans', (dialect) => {
   ] as const) {
     test(`${method} ${url} is 405 Method Not Allowed`, async () => {
       const res = await call(t.app, method, url, { key: K.aliceAll, body: { name: 'x' } });
-      assert.deepEqual([res.status, res.json], [405, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' }]);
+      assert.deepEqual(
+        [res.status, res.json],
+        [405, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' }],
+      );
     });
   }
 
   test('projects:read lists and reads but cannot write', async () => {
     assert.equal((await call(t.app, 'GET', '/projects', { key: K.aliceReadOnly })).status, 200);
     assert.equal((await call(t.app, 'GET', '/projects/p_api', { key: K.aliceReadOnly })).status, 200);
-    const missing = { success: false, error: 'API key missing required scope: projects:write', message: 'API key missing required scope: projects:write' };
+    const missing = {
+      success: false,
+      error: 'API key missing required scope: projects:write',
+      message: 'API key missing required scope: projects:write',
+    };
     for (const url of ['/projects', '/projects/p_api']) {
       const res = await call(t.app, 'POST', url, { key: K.aliceReadOnly, body: { name: 'nope' } });
       assert.deepEqual([res.status, res.json], [403, missing], url);
@@ -209,7 +262,11 @@ forEachDialect('/projects methods, scopes and plans', (dialect) => {
   });
 
   test('a free-plan key gets 403 on every /projects route', async () => {
-    const expected = { success: false, error: 'This endpoint requires the Core plan or higher.', message: 'This endpoint requires the Core plan or higher.' };
+    const expected = {
+      success: false,
+      error: 'This endpoint requires the Core plan or higher.',
+      message: 'This endpoint requires the Core plan or higher.',
+    };
     for (const [method, url] of [
       ['GET', '/projects'],
       ['GET', '/projects/p_api'],
@@ -234,7 +291,12 @@ forEachDialect('project access and the key cache', (dialect) => {
     const cachedAt = Date.parse('2026-11-22T13:00:00Z');
     t.setNow(cachedAt);
     assert.equal((await call(t.app, 'GET', '/projects/p_api', { key: K.aliceAll })).status, 200);
-    await t.storage.db.updateTable('team_members').set({ status: 'inactive' }).where('team_id', '=', 't_eng').where('user_id', '=', 'u_alice').execute();
+    await t.storage.db
+      .updateTable('team_members')
+      .set({ status: 'inactive' })
+      .where('team_id', '=', 't_eng')
+      .where('user_id', '=', 'u_alice')
+      .execute();
     t.setNow(cachedAt + 2001);
     const read = await call(t.app, 'GET', '/projects/p_api', { key: K.aliceAll });
     assert.deepEqual([read.status, read.json.error], [404, 'Project not found']);

@@ -24,7 +24,10 @@ async function syncWithProjects(t: TestApp, key: string, name: string, fields: R
   const existing = (list.json.projects as Project[]).find((p) => p.name === name);
   let id: string;
   if (existing) {
-    const updated = await call(t.app, 'POST', `/projects/${existing.id}`, { key, body: { ...fields, archived: false } });
+    const updated = await call(t.app, 'POST', `/projects/${existing.id}`, {
+      key,
+      body: { ...fields, archived: false },
+    });
     assert.equal(updated.status, 200, updated.body);
     id = existing.id;
   } else {
@@ -49,7 +52,10 @@ async function syncWithLegacy(t: TestApp, key: string, name: string, fields: Rec
   const existing = (list.json.projects as Project[]).find((p) => p.name === name);
   let id: string;
   if (existing) {
-    const updated = await call(t.app, 'POST', '/project', { key, body: { operation: 'update', id: existing.id, ...fields } });
+    const updated = await call(t.app, 'POST', '/project', {
+      key,
+      body: { operation: 'update', id: existing.id, ...fields },
+    });
     assert.deepEqual([updated.status, updated.json.projectId], [200, existing.id]);
     id = existing.id;
   } else {

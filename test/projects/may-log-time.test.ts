@@ -16,14 +16,54 @@ import { DEFAULT_NOW, KEYS, call, createTestApp, forEachDialect } from '../helpe
 const member = (userId: string, ...teams: string[]): Viewer => ({ userId, activeTeamIds: new Set(teams) });
 
 const cases: { rule: string; project: Parameters<typeof mayLogTime>[0]; viewer: Viewer; may: boolean }[] = [
-  { rule: 'null lets every active member', project: { teamId: 't', createdBy: 'a', contributorIds: null }, viewer: member('b', 't'), may: true },
-  { rule: '[] lets nobody, not even the creator', project: { teamId: 't', createdBy: 'a', contributorIds: [] }, viewer: member('a', 't'), may: false },
-  { rule: 'a list lets a listed member', project: { teamId: 't', createdBy: 'a', contributorIds: ['b', 'c'] }, viewer: member('c', 't'), may: true },
-  { rule: 'a list shuts out an unlisted member', project: { teamId: 't', createdBy: 'a', contributorIds: ['b'] }, viewer: member('a', 't'), may: false },
-  { rule: 'a listed user who left the team may not', project: { teamId: 't', createdBy: 'a', contributorIds: ['b'] }, viewer: member('b'), may: false },
-  { rule: 'null does not let non-members', project: { teamId: 't', createdBy: 'a', contributorIds: null }, viewer: member('z', 'other'), may: false },
-  { rule: 'a personal project takes its owner\'s time', project: { teamId: null, createdBy: 'a', contributorIds: null }, viewer: member('a'), may: true },
-  { rule: 'a personal project refuses anyone else', project: { teamId: null, createdBy: 'a', contributorIds: null }, viewer: member('b', 't'), may: false },
+  {
+    rule: 'null lets every active member',
+    project: { teamId: 't', createdBy: 'a', contributorIds: null },
+    viewer: member('b', 't'),
+    may: true,
+  },
+  {
+    rule: '[] lets nobody, not even the creator',
+    project: { teamId: 't', createdBy: 'a', contributorIds: [] },
+    viewer: member('a', 't'),
+    may: false,
+  },
+  {
+    rule: 'a list lets a listed member',
+    project: { teamId: 't', createdBy: 'a', contributorIds: ['b', 'c'] },
+    viewer: member('c', 't'),
+    may: true,
+  },
+  {
+    rule: 'a list shuts out an unlisted member',
+    project: { teamId: 't', createdBy: 'a', contributorIds: ['b'] },
+    viewer: member('a', 't'),
+    may: false,
+  },
+  {
+    rule: 'a listed user who left the team may not',
+    project: { teamId: 't', createdBy: 'a', contributorIds: ['b'] },
+    viewer: member('b'),
+    may: false,
+  },
+  {
+    rule: 'null does not let non-members',
+    project: { teamId: 't', createdBy: 'a', contributorIds: null },
+    viewer: member('z', 'other'),
+    may: false,
+  },
+  {
+    rule: "a personal project takes its owner's time",
+    project: { teamId: null, createdBy: 'a', contributorIds: null },
+    viewer: member('a'),
+    may: true,
+  },
+  {
+    rule: 'a personal project refuses anyone else',
+    project: { teamId: null, createdBy: 'a', contributorIds: null },
+    viewer: member('b', 't'),
+    may: false,
+  },
 ];
 
 for (const c of cases) {
@@ -63,9 +103,26 @@ forEachDialect('contributors and imports', (dialect) => {
       await writeFile(
         file,
         [
-          { type: 'task', id: 'k_bob_history', userId: 'u_bob', date: '2026-11-19', title: 'Old onboarding work', projectId: 'p_onb' },
-          { type: 'activity', id: 'a_bob_history', userId: 'u_bob', start: '2026-11-19T15:00:00Z', durationMinutes: 30, headline: 'h', taskId: 'k_bob_history' },
-        ].map((r) => JSON.stringify(r)).join('\n'),
+          {
+            type: 'task',
+            id: 'k_bob_history',
+            userId: 'u_bob',
+            date: '2026-11-19',
+            title: 'Old onboarding work',
+            projectId: 'p_onb',
+          },
+          {
+            type: 'activity',
+            id: 'a_bob_history',
+            userId: 'u_bob',
+            start: '2026-11-19T15:00:00Z',
+            durationMinutes: 30,
+            headline: 'h',
+            taskId: 'k_bob_history',
+          },
+        ]
+          .map((r) => JSON.stringify(r))
+          .join('\n'),
       );
       await importDataset(t.storage, file, { now: () => DEFAULT_NOW });
       const after = await call(t.app, 'GET', '/projects/p_onb', { key: KEYS.bob });

@@ -5,7 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkPortfolioFits, isClearing, resolvePortfolio, resolveTeam } from '../../src/services/projects/placement.ts';
+import {
+  checkPortfolioFits,
+  isClearing,
+  resolvePortfolio,
+  resolveTeam,
+} from '../../src/services/projects/placement.ts';
 import type { PortfolioRef } from '../../src/storage/projects.ts';
 
 const refused = (message: string) => ({ status: 400, message });
@@ -19,12 +24,18 @@ describe('a portfolio holds only projects of its own scope', () => {
   });
 
   test('a team portfolio refuses a project of another team and a personal project', () => {
-    for (const project of [{ teamId: 't_other', ownerId: 'u_ann' }, { teamId: null, ownerId: 'u_ann' }]) {
-      assert.throws(() => checkPortfolioFits(teamPortfolio, project, 'Roadmap'), refused('Portfolio "Roadmap" holds only projects of its team'));
+    for (const project of [
+      { teamId: 't_other', ownerId: 'u_ann' },
+      { teamId: null, ownerId: 'u_ann' },
+    ]) {
+      assert.throws(
+        () => checkPortfolioFits(teamPortfolio, project, 'Roadmap'),
+        refused('Portfolio "Roadmap" holds only projects of its team'),
+      );
     }
   });
 
-  test('a personal portfolio takes its owner\'s personal projects', () => {
+  test("a personal portfolio takes its owner's personal projects", () => {
     assert.doesNotThrow(() => checkPortfolioFits(personalPortfolio, { teamId: null, ownerId: 'u_ann' }, 'Mine'));
   });
 
@@ -35,7 +46,7 @@ describe('a portfolio holds only projects of its own scope', () => {
     );
   });
 
-  test('a personal portfolio refuses someone else\'s personal project', () => {
+  test("a personal portfolio refuses someone else's personal project", () => {
     assert.throws(
       () => checkPortfolioFits(personalPortfolio, { teamId: null, ownerId: 'u_ben' }, 'pf_mine'),
       refused('Portfolio "pf_mine" holds only its owner\'s projects'),
@@ -77,6 +88,9 @@ describe('a team or portfolio is named by id or by its exact name', () => {
   });
 
   test('null, "" and whitespace clear a team or portfolio; a name does not', () => {
-    assert.deepEqual([null, '', '  ', '\t\n', 'Core'].map((v) => isClearing(v)), [true, true, true, true, false]);
+    assert.deepEqual(
+      [null, '', '  ', '\t\n', 'Core'].map((v) => isClearing(v)),
+      [true, true, true, true, false],
+    );
   });
 });

@@ -105,7 +105,10 @@ class Model {
     return {
       version: 1,
       users: Array.from({ length: USERS }, (_, u) => ({
-        id: this.userId(u), email: `${this.userId(u)}@prop.example`, handle: this.userId(u), plan: 'core',
+        id: this.userId(u),
+        email: `${this.userId(u)}@prop.example`,
+        handle: this.userId(u),
+        plan: 'core',
       })),
       teams: this.spec.teams.map((members, t) => ({
         id: this.teamId(t),
@@ -121,7 +124,10 @@ class Model {
         createdAt: new Date(Date.UTC(2026, 9, 1 + i)).toISOString(),
       })),
       apiKeys: Array.from({ length: USERS }, (_, u) => ({
-        userId: this.userId(u), name: 'prop', key: this.key(u), scopes: ['projects:read', 'projects:write'],
+        userId: this.userId(u),
+        name: 'prop',
+        key: this.key(u),
+        scopes: ['projects:read', 'projects:write'],
       })),
     };
   }
@@ -163,7 +169,10 @@ forEachDialect('project visibility (property)', (dialect) => {
     const viewer = await loadViewer(t.storage.db, model.userId(user));
     for (let p = 0; p < model.projects.length; p++) {
       const project = model.projects[p]!;
-      const scope = { teamId: project.team === null ? null : model.teamId(project.team), createdBy: model.userId(project.creator) };
+      const scope = {
+        teamId: project.team === null ? null : model.teamId(project.team),
+        createdBy: model.userId(project.creator),
+      };
       assert.equal(canSeeProject(scope, viewer), model.sees(user, p), `canSeeProject ${model.projectId(p)}`);
       const got = await call(t.app, 'GET', `/projects/${model.projectId(p)}`, { key });
       assert.equal(got.status, model.sees(user, p) ? 200 : 404, `GET ${model.projectId(p)}`);
@@ -215,7 +224,10 @@ forEachDialect('project visibility (property)', (dialect) => {
       body = { team: teamValue };
       if (sees && teamValue !== null && (team === null || !model.isActive(action.user, team))) {
         allowed = false;
-        refusal = [400, { success: false, error: `Team not found: "${teamValue}"`, message: `Team not found: "${teamValue}"` }];
+        refusal = [
+          400,
+          { success: false, error: `Team not found: "${teamValue}"`, message: `Team not found: "${teamValue}"` },
+        ];
       }
     }
 

@@ -26,6 +26,7 @@ export async function createProjectsApp(dialect: Dialect): Promise<TestApp> {
 /** Creates a project through the API and returns it; fails the test if creation fails. */
 export async function createProjectVia(t: TestApp, body: Record<string, unknown>, key: string = KEYS.aliceAll) {
   const res = await call(t.app, 'POST', '/projects', { key, body });
-  if (res.status !== 201) throw new Error(`setup: POST /projects ${JSON.stringify(body)} gave ${res.status} ${res.body}`);
+  if (res.status !== 201)
+    throw new Error(`setup: POST /projects ${JSON.stringify(body)} gave ${res.status} ${res.body}`);
   return res.json.project as Record<string, unknown> & { id: string };
 }

@@ -21,7 +21,16 @@ import type { ActivityRow, ReportBody } from '../../src/schemas/report.ts';
 import { parseReportRequest } from '../../src/services/reports/request.ts';
 import { migrate, openStorage, type Storage } from '../../src/storage/database.ts';
 import {
-  DEFAULT_NOW, DIALECTS, EXAMPLE, KEYS, PG_ADMIN_URL, type TestApp, type TestDatabase, call, createTestApp, forEachDialect,
+  DEFAULT_NOW,
+  DIALECTS,
+  EXAMPLE,
+  KEYS,
+  PG_ADMIN_URL,
+  type TestApp,
+  type TestDatabase,
+  call,
+  createTestApp,
+  forEachDialect,
 } from '../helper.ts';
 
 const ALICE = { id: 'u_alice', timezone: 'Europe/Berlin' };
@@ -101,8 +110,17 @@ async function modelBody(storage: Storage, body: ReportBody): Promise<string> {
     .leftJoin('projects as p', 'p.id', 'a.effective_project_id')
     .leftJoin('categories as c', 'c.id', 'a.category_id')
     .select([
-      'a.id', 'a.start', 'a.duration_minutes', 'a.headline', 'a.description', 'a.task_id', 't.title',
-      'a.effective_project_id', 'p.name as project_name', 'c.name as category_name', 'c.emoji',
+      'a.id',
+      'a.start',
+      'a.duration_minutes',
+      'a.headline',
+      'a.description',
+      'a.task_id',
+      't.title',
+      'a.effective_project_id',
+      'p.name as project_name',
+      'c.name as category_name',
+      'c.emoji',
     ])
     .where('a.user_id', '=', ALICE.id)
     .where('a.start', '>=', request.from)
@@ -143,14 +161,38 @@ const BODIES: [string, ReportBody][] = [
   ['legacy minute level', { dateRange: RANGE, aggregationLevel: 'minute', sort: 'desc' }],
   ['without projects', { dateRange: RANGE, aggregationLevel: 'activity', includeProjects: false }],
   ['without categories', { dateRange: RANGE, aggregationLevel: 'activity', includeCategories: false, sort: 'asc' }],
-  ['without both', { dateRange: RANGE, aggregationLevel: 'activity', includeProjects: false, includeCategories: false }],
+  [
+    'without both',
+    { dateRange: RANGE, aggregationLevel: 'activity', includeProjects: false, includeCategories: false },
+  ],
   ['one project', { dateRange: RANGE, aggregationLevel: 'activity', projectIds: ['p_api'] }],
-  ['two projects, desc', { dateRange: RANGE, aggregationLevel: 'activity', projectIds: ['p_garden', 'p_onb'], sort: 'desc' }],
+  [
+    'two projects, desc',
+    { dateRange: RANGE, aggregationLevel: 'activity', projectIds: ['p_garden', 'p_onb'], sort: 'desc' },
+  ],
   // A week or less is one plain query on PostgreSQL instead of a cursor (storage/reports.ts).
-  ['the last week, no sort', { dateRange: { from: DEFAULT_NOW - 7 * DAY, to: DEFAULT_NOW }, aggregationLevel: 'activity' }],
-  ['the last week, desc', { dateRange: { from: DEFAULT_NOW - 7 * DAY, to: DEFAULT_NOW }, aggregationLevel: 'activity', sort: 'desc' }],
-  ['a range of a few hours', { dateRange: { from: Date.parse('2026-10-25T00:00:00Z'), to: Date.parse('2026-10-25T05:00:00Z') }, aggregationLevel: 'activity' }],
-  ['an empty range', { dateRange: { from: Date.parse('2026-01-01T00:00:00Z'), to: Date.parse('2026-01-02T00:00:00Z') }, aggregationLevel: 'activity' }],
+  [
+    'the last week, no sort',
+    { dateRange: { from: DEFAULT_NOW - 7 * DAY, to: DEFAULT_NOW }, aggregationLevel: 'activity' },
+  ],
+  [
+    'the last week, desc',
+    { dateRange: { from: DEFAULT_NOW - 7 * DAY, to: DEFAULT_NOW }, aggregationLevel: 'activity', sort: 'desc' },
+  ],
+  [
+    'a range of a few hours',
+    {
+      dateRange: { from: Date.parse('2026-10-25T00:00:00Z'), to: Date.parse('2026-10-25T05:00:00Z') },
+      aggregationLevel: 'activity',
+    },
+  ],
+  [
+    'an empty range',
+    {
+      dateRange: { from: Date.parse('2026-01-01T00:00:00Z'), to: Date.parse('2026-01-02T00:00:00Z') },
+      aggregationLevel: 'activity',
+    },
+  ],
   ['a project without activities', { dateRange: RANGE, aggregationLevel: 'activity', projectIds: ['p_old'] }],
 ];
 
@@ -173,7 +215,12 @@ forEachDialect('POST /report activity body', (dialect) => {
   for (const [name, body] of BODIES) {
     test(`byte for byte the plain JSON.stringify of the rows: ${name}`, async () => {
       const expected = await modelBody(t.storage, body);
-      const res = await t.app.inject({ method: 'POST', url: '/report', headers: { 'x-api-key': KEYS.aliceAll }, payload: body });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/report',
+        headers: { 'x-api-key': KEYS.aliceAll },
+        payload: body,
+      });
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
       assert.equal(res.headers['content-length'], String(Buffer.byteLength(expected)));
@@ -185,8 +232,15 @@ forEachDialect('POST /report activity body', (dialect) => {
     const { rows } = JSON.parse(await modelBody(t.storage, BODIES[0]![1])) as { rows: ActivityRow[] };
     assert.ok(rows.length > 1000, `${rows.length} rows`);
     assert.ok(new Set(rows.map((r) => r.timestamp)).size < rows.length - 100, 'many rows share a start');
-    for (const text of TEXTS.filter((s) => !s.includes('\ud800'))) assert.ok(rows.some((r) => r.headline === text), text);
-    assert.ok(rows.some((r) => r.headline.includes('\ufffd')), 'lone surrogates are stored as U+FFFD');
+    for (const text of TEXTS.filter((s) => !s.includes('\ud800')))
+      assert.ok(
+        rows.some((r) => r.headline === text),
+        text,
+      );
+    assert.ok(
+      rows.some((r) => r.headline.includes('\ufffd')),
+      'lone surrogates are stored as U+FFFD',
+    );
   });
 
   test('any chunk size gives the same bytes, code points split across chunks', async () => {
@@ -202,7 +256,10 @@ forEachDialect('POST /report activity body', (dialect) => {
   });
 
   test('other levels still answer through the route schema, with the same headers', async () => {
-    const res = await call(t.app, 'POST', '/report', { key: KEYS.aliceAll, body: { dateRange: RANGE, aggregationLevel: 'day' } });
+    const res = await call(t.app, 'POST', '/report', {
+      key: KEYS.aliceAll,
+      body: { dateRange: RANGE, aggregationLevel: 'day' },
+    });
     assert.equal(res.status, 200);
     assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
     assert.equal(res.json.rowCount, res.json.rows.length);
@@ -210,16 +267,23 @@ forEachDialect('POST /report activity body', (dialect) => {
 
   test('errors before the body is written are the usual envelope', async () => {
     const res = await call(t.app, 'POST', '/report', {
-      key: KEYS.aliceAll, body: { dateRange: RANGE, aggregationLevel: 'activity', projectIds: ['p_nope'] },
+      key: KEYS.aliceAll,
+      body: { dateRange: RANGE, aggregationLevel: 'activity', projectIds: ['p_nope'] },
     });
     assert.equal(res.status, 400);
-    assert.deepEqual(res.json, { success: false, error: 'Unknown project id: "p_nope"', message: 'Unknown project id: "p_nope"' });
+    assert.deepEqual(res.json, {
+      success: false,
+      error: 'Unknown project id: "p_nope"',
+      message: 'Unknown project id: "p_nope"',
+    });
   });
 });
 
 // A PostgreSQL database whose default collation is ICU's en-US puts "B" between "a" and "b"
 // and weighs punctuation last; the rows must still come in plain code-unit order.
-describe('POST /report activity rows on a PostgreSQL database with an ICU en-US collation', { skip: !DIALECTS.includes('postgres') }, () => {
+describe('POST /report activity rows on a PostgreSQL database with an ICU en-US collation', {
+  skip: !DIALECTS.includes('postgres'),
+}, () => {
   let database: TestDatabase;
   let t: TestApp;
   before(async () => {
@@ -232,9 +296,18 @@ describe('POST /report activity rows on a PostgreSQL database with an ICU en-US 
   });
 
   test('rows in plain id order, ties by plain id order', async () => {
-    const ids = await t.storage.db.selectFrom('activities').select('id').where('user_id', '=', ALICE.id).orderBy('id').execute();
+    const ids = await t.storage.db
+      .selectFrom('activities')
+      .select('id')
+      .where('user_id', '=', ALICE.id)
+      .orderBy('id')
+      .execute();
     const plain = ids.map((r) => r.id).sort();
-    assert.notDeepEqual(ids.map((r) => r.id), plain, 'the database collation is not the plain order');
+    assert.notDeepEqual(
+      ids.map((r) => r.id),
+      plain,
+      'the database collation is not the plain order',
+    );
     for (const body of [BODIES[0]![1], BODIES[1]![1], BODIES[2]![1]]) {
       const res = await call(t.app, 'POST', '/report', { key: KEYS.aliceAll, body });
       assert.equal(res.body, await modelBody(t.storage, body));
@@ -247,7 +320,9 @@ async function icuDatabase(): Promise<TestDatabase> {
   const name = `daybook_icu_${Math.random().toString(16).slice(2, 10)}`;
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
-  await admin.query(`create database ${name} template template0 locale_provider icu icu_locale 'en-US' locale 'C.UTF-8'`);
+  await admin.query(
+    `create database ${name} template template0 locale_provider icu icu_locale 'en-US' locale 'C.UTF-8'`,
+  );
   await admin.end();
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
@@ -268,17 +343,21 @@ async function icuDatabase(): Promise<TestDatabase> {
 
 test('Utf8Chunks: any text, any chunk size, the bytes of Buffer.from(JSON.stringify(text))', () => {
   fc.assert(
-    fc.property(fc.array(fc.string({ unit: 'binary' }), { maxLength: 8 }), fc.integer({ min: 4, max: 40 }), (texts, chunkBytes) => {
-      const out = new Utf8Chunks(chunkBytes);
-      for (const text of texts) out.write(JSON.stringify(text));
-      out.prepend('[');
-      const expected = Buffer.from(`[${texts.map((s) => JSON.stringify(s)).join('')}`);
-      const length = out.byteLength;
-      const chunks = out.finish();
-      assert.equal(length, expected.length);
-      assert.ok(chunks.every((c) => c.length > 0 && c.length <= Math.max(chunkBytes, 1)));
-      assert.ok(Buffer.concat(chunks).equals(expected));
-    }),
+    fc.property(
+      fc.array(fc.string({ unit: 'binary' }), { maxLength: 8 }),
+      fc.integer({ min: 4, max: 40 }),
+      (texts, chunkBytes) => {
+        const out = new Utf8Chunks(chunkBytes);
+        for (const text of texts) out.write(JSON.stringify(text));
+        out.prepend('[');
+        const expected = Buffer.from(`[${texts.map((s) => JSON.stringify(s)).join('')}`);
+        const length = out.byteLength;
+        const chunks = out.finish();
+        assert.equal(length, expected.length);
+        assert.ok(chunks.every((c) => c.length > 0 && c.length <= Math.max(chunkBytes, 1)));
+        assert.ok(Buffer.concat(chunks).equals(expected));
+      },
+    ),
     { numRuns: 300 },
   );
 });

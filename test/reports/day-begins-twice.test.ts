@@ -18,7 +18,16 @@ const NOW = Date.parse('2026-11-10T17:00:00Z');
 
 const dataset = {
   version: 1,
-  users: [{ id: 'u_hal', email: 'hal@example.com', name: 'Hal', timezone: 'America/Havana', plan: 'core', weekStart: 'sunday' }],
+  users: [
+    {
+      id: 'u_hal',
+      email: 'hal@example.com',
+      name: 'Hal',
+      timezone: 'America/Havana',
+      plan: 'core',
+      weekStart: 'sunday',
+    },
+  ],
   activities: [
     { id: 'a_oct27', userId: 'u_hal', start: '2026-10-27T15:00:00Z', durationMinutes: 30, headline: 'tuesday' },
     { id: 'a_oct31', userId: 'u_hal', start: '2026-10-31T15:00:00Z', durationMinutes: 20, headline: 'saturday' },
@@ -46,27 +55,45 @@ forEachDialect('a day that begins twice', (dialect) => {
   });
 
   const report = (from: string, to: string, aggregationLevel: string) =>
-    call(t.app, 'POST', '/report', { key: KEY, body: { dateRange: { from: at(from), to: at(to) }, aggregationLevel, sort: 'asc' } });
+    call(t.app, 'POST', '/report', {
+      key: KEY,
+      body: { dateRange: { from: at(from), to: at(to) }, aggregationLevel, sort: 'asc' },
+    });
 
   test('day rows put the first hour in Nov 1', async () => {
     const res = await report('2026-10-31T04:00:00Z', '2026-11-02T05:00:00Z', 'day');
     assert.equal(res.status, 200, res.body);
-    assert.deepEqual(res.json.rows.map((r: { id: string; duration: number }) => [r.id, r.duration]), [['day:2026-10-31', 20], ['day:2026-11-01', 15]]);
+    assert.deepEqual(
+      res.json.rows.map((r: { id: string; duration: number }) => [r.id, r.duration]),
+      [
+        ['day:2026-10-31', 20],
+        ['day:2026-11-01', 15],
+      ],
+    );
   });
 
   test('the week that ends where Nov 1 first begins is a whole week', async () => {
     const res = await report('2026-10-25T04:00:00Z', '2026-11-01T04:00:00Z', 'week');
     assert.equal(res.status, 200, res.body);
-    assert.deepEqual(res.json.rows.map((r: { id: string; duration: number }) => [r.id, r.duration]), [['week:2026-10-25', 50]]);
+    assert.deepEqual(
+      res.json.rows.map((r: { id: string; duration: number }) => [r.id, r.duration]),
+      [['week:2026-10-25', 50]],
+    );
   });
 
   test('a range that starts at the second midnight still touches Nov 1: its week counts only the time in range', async () => {
     const partial = await report('2026-11-01T05:00:00Z', '2026-11-08T05:00:00Z', 'week');
-    assert.deepEqual(partial.json.rows.map((r: { id: string; duration: number }) => [r.id, r.duration]), [['week:2026-11-01', 25]]);
+    assert.deepEqual(
+      partial.json.rows.map((r: { id: string; duration: number }) => [r.id, r.duration]),
+      [['week:2026-11-01', 25]],
+    );
     const cut = await report('2026-11-02T05:00:00Z', '2026-11-08T05:00:00Z', 'week');
     assert.deepEqual(cut.json.rows, []);
     const whole = await report('2026-11-01T04:00:00Z', '2026-11-08T05:00:00Z', 'week');
-    assert.deepEqual(whole.json.rows.map((r: { id: string; duration: number }) => [r.id, r.duration]), [['week:2026-11-01', 40]]);
+    assert.deepEqual(
+      whole.json.rows.map((r: { id: string; duration: number }) => [r.id, r.duration]),
+      [['week:2026-11-01', 40]],
+    );
   });
 
   test('summaries cut the day and the week at the first midnight', async () => {
@@ -85,7 +112,18 @@ forEachDialect('a day that begins twice', (dialect) => {
   test('/message for a date in the last year there is: 404 at every level, not a 500', async () => {
     for (const level of ['day', 'week', 'month', 'quarter', 'year']) {
       const res = await call(t.app, 'GET', `/message?date=9999-12-31&level=${level}`, { key: KEY });
-      assert.deepEqual([res.status, res.json], [404, { success: false, error: 'No summary exists for this date and level yet.', message: 'No summary exists for this date and level yet.' }], level);
+      assert.deepEqual(
+        [res.status, res.json],
+        [
+          404,
+          {
+            success: false,
+            error: 'No summary exists for this date and level yet.',
+            message: 'No summary exists for this date and level yet.',
+          },
+        ],
+        level,
+      );
     }
   });
 });

@@ -25,16 +25,31 @@ import { DEFAULT_NOW, type TestDatabase, createTestDatabase, forEachDialect } fr
 // Zones whose days start at odd instants: midnight DST changes (Sao Paulo 2018-11-04, Santiago,
 // Havana, Beirut), a 30-minute change (Lord Howe), a skipped day (Apia 2011-12-30).
 const TIMEZONES = [
-  'UTC', 'America/Sao_Paulo', 'America/Santiago', 'America/Havana', 'Asia/Beirut', 'Europe/Berlin',
-  'Australia/Lord_Howe', 'Pacific/Apia', 'Asia/Kathmandu', 'America/New_York',
+  'UTC',
+  'America/Sao_Paulo',
+  'America/Santiago',
+  'America/Havana',
+  'Asia/Beirut',
+  'Europe/Berlin',
+  'Australia/Lord_Howe',
+  'Pacific/Apia',
+  'Asia/Kathmandu',
+  'America/New_York',
 ];
-const WINDOWS = ['2011-12-20T00:00:00Z', '2018-10-20T00:00:00Z', '2019-03-25T00:00:00Z', '2026-03-01T00:00:00Z', '2026-10-15T00:00:00Z'];
+const WINDOWS = [
+  '2011-12-20T00:00:00Z',
+  '2018-10-20T00:00:00Z',
+  '2019-03-25T00:00:00Z',
+  '2026-03-01T00:00:00Z',
+  '2026-10-15T00:00:00Z',
+];
 const WINDOW_DAYS = 40;
 const PROJECTS = ['p_one', 'p_two', 'p_three'];
 const CATEGORIES = ['c_one', 'c_two'];
 
 type Key = string;
-const keyOf = (g: MinuteGroup): Key => [g.userId, g.date, g.projectId ?? '-', g.categoryId ?? '-', g.taskId ?? '-'].join('|');
+const keyOf = (g: MinuteGroup): Key =>
+  [g.userId, g.date, g.projectId ?? '-', g.categoryId ?? '-', g.taskId ?? '-'].join('|');
 
 function assertSameGroups(actual: MinuteGroup[], expected: MinuteGroup[], what: string): void {
   const byKey = (groups: MinuteGroup[]) => {
@@ -56,17 +71,34 @@ function assertSameGroups(actual: MinuteGroup[], expected: MinuteGroup[], what: 
 }
 
 /** The aggregation sumMinutes replaces: a GROUP BY over the activities starting in [from, to). */
-async function groupActivities(storage: Storage, userIds: string[], from: number, to: number, projectIds?: string[]): Promise<MinuteGroup[]> {
+async function groupActivities(
+  storage: Storage,
+  userIds: string[],
+  from: number,
+  to: number,
+  projectIds?: string[],
+): Promise<MinuteGroup[]> {
   let query = storage.db
     .selectFrom('activities')
-    .select((eb) => ['user_id', 'local_date', 'effective_project_id', 'category_id', 'task_id', eb.fn.sum<number>('duration_minutes').as('minutes')])
+    .select((eb) => [
+      'user_id',
+      'local_date',
+      'effective_project_id',
+      'category_id',
+      'task_id',
+      eb.fn.sum<number>('duration_minutes').as('minutes'),
+    ])
     .where('user_id', 'in', userIds)
     .where('start', '>=', from)
     .where('start', '<', to)
     .groupBy(['user_id', 'local_date', 'effective_project_id', 'category_id', 'task_id']);
   if (projectIds) query = query.where('effective_project_id', 'in', projectIds);
   return (await query.execute()).map((r) => ({
-    userId: r.user_id, date: r.local_date, projectId: r.effective_project_id, categoryId: r.category_id, taskId: r.task_id,
+    userId: r.user_id,
+    date: r.local_date,
+    projectId: r.effective_project_id,
+    categoryId: r.category_id,
+    taskId: r.task_id,
     minutes: Number(r.minutes),
   }));
 }
@@ -77,14 +109,29 @@ async function assertRollupsExact(storage: Storage, userIds: string[], what: str
   const fresh = await storage.db
     .selectFrom('activities')
     .select((eb) => [
-      'user_id', 'local_date', 'effective_project_id', 'category_id', 'task_id',
-      eb.fn.sum<number>('duration_minutes').as('minutes'), eb.fn.countAll<number>().as('n'),
+      'user_id',
+      'local_date',
+      'effective_project_id',
+      'category_id',
+      'task_id',
+      eb.fn.sum<number>('duration_minutes').as('minutes'),
+      eb.fn.countAll<number>().as('n'),
     ])
     .where('user_id', 'in', userIds)
     .groupBy(['user_id', 'local_date', 'effective_project_id', 'category_id', 'task_id'])
     .execute();
-  const asGroup = (r: { user_id: string; local_date: string; minutes: number }, p: string | null, c: string | null, t: string | null) => ({
-    userId: r.user_id, date: r.local_date, projectId: p, categoryId: c, taskId: t, minutes: Number(r.minutes),
+  const asGroup = (
+    r: { user_id: string; local_date: string; minutes: number },
+    p: string | null,
+    c: string | null,
+    t: string | null,
+  ) => ({
+    userId: r.user_id,
+    date: r.local_date,
+    projectId: p,
+    categoryId: c,
+    taskId: t,
+    minutes: Number(r.minutes),
   });
   assertSameGroups(
     rollups.map((r) => asGroup(r, r.project_key || null, r.category_key || null, r.task_key || null)),
@@ -93,7 +140,12 @@ async function assertRollupsExact(storage: Storage, userIds: string[], what: str
   );
   const counts = (rows: { key: Key; n: number }[]) => new Map(rows.map((r) => [r.key, Number(r.n)]));
   assert.deepEqual(
-    counts(rollups.map((r) => ({ key: keyOf(asGroup(r, r.project_key || null, r.category_key || null, r.task_key || null)), n: r.activities }))),
+    counts(
+      rollups.map((r) => ({
+        key: keyOf(asGroup(r, r.project_key || null, r.category_key || null, r.task_key || null)),
+        n: r.activities,
+      })),
+    ),
     counts(fresh.map((r) => ({ key: keyOf(asGroup(r, r.effective_project_id, r.category_id, r.task_id)), n: r.n }))),
     `${what}: rollup counts`,
   );
@@ -173,7 +225,12 @@ forEachDialect('day rollups', (dialect) => {
       { id: 'k_paths_2', userId: 'u_paths', date: '2026-03-29', title: 'two' },
     ];
     const activity = (n: number, start: string, minutes: number, more: object = {}) => ({
-      id: `a_paths_${n}`, userId: 'u_paths', start, durationMinutes: minutes, headline: `activity ${n}`, ...more,
+      id: `a_paths_${n}`,
+      userId: 'u_paths',
+      start,
+      durationMinutes: minutes,
+      headline: `activity ${n}`,
+      ...more,
     });
     const activities = [
       activity(1, '2026-03-28T22:30:00Z', 10, { taskId: 'k_paths_1', categoryId: 'c_one' }),
@@ -183,8 +240,14 @@ forEachDialect('day rollups', (dialect) => {
       activity(5, '2026-03-29T22:45:00Z', 3),
     ];
     const rollups = () =>
-      storage.db.selectFrom('day_rollups').select(['local_date', 'project_key', 'task_key', 'minutes', 'activities'])
-        .where('user_id', '=', 'u_paths').orderBy('local_date').orderBy('project_key').orderBy('task_key').execute();
+      storage.db
+        .selectFrom('day_rollups')
+        .select(['local_date', 'project_key', 'task_key', 'minutes', 'activities'])
+        .where('user_id', '=', 'u_paths')
+        .orderBy('local_date')
+        .orderBy('project_key')
+        .orderBy('task_key')
+        .execute();
 
     await load({ users: [user], tasks, activities });
     await assertRollupsExact(storage, ['u_paths'], 'import');
@@ -211,18 +274,32 @@ forEachDialect('day rollups', (dialect) => {
       ],
     });
     await assertRollupsExact(storage, ['u_paths'], 're-import with changes');
-    assert.equal((await rollups()).some((r) => r.local_date === '2026-03-28'), false, 'the emptied day is gone');
+    assert.equal(
+      (await rollups()).some((r) => r.local_date === '2026-03-28'),
+      false,
+      'the emptied day is gone',
+    );
 
     // New York: 22:15Z and 22:45Z on the 29th are the 29th there.
     await load({ users: [{ ...user, timezone: 'America/New_York' }] });
     await assertRollupsExact(storage, ['u_paths'], 'timezone change by import');
-    assert.equal((await rollups()).some((r) => r.local_date === '2026-03-30'), false, 'late activities moved a day back');
+    assert.equal(
+      (await rollups()).some((r) => r.local_date === '2026-03-30'),
+      false,
+      'late activities moved a day back',
+    );
 
     await storage.db.transaction().execute((trx) => recomputeLocalDates(trx, 'u_paths', 'Asia/Tokyo'));
     await storage.db.updateTable('users').set({ timezone: 'Asia/Tokyo' }).where('id', '=', 'u_paths').execute();
     await assertRollupsExact(storage, ['u_paths'], 'timezone change by account update');
 
-    await load({ users: [{ ...user, timezone: 'Asia/Tokyo' }], tasks: [{ ...tasks[0], projectId: 'p_three' }, { ...tasks[1], projectId: 'p_one' }] });
+    await load({
+      users: [{ ...user, timezone: 'Asia/Tokyo' }],
+      tasks: [
+        { ...tasks[0], projectId: 'p_three' },
+        { ...tasks[1], projectId: 'p_one' },
+      ],
+    });
     await assertRollupsExact(storage, ['u_paths'], 'task project change');
     const projects = new Set((await rollups()).map((r) => `${r.project_key}/${r.task_key}`));
     assert.ok(projects.has('p_three/k_paths_1') && projects.has('p_one/k_paths_2'), [...projects].join(' '));
@@ -236,18 +313,36 @@ forEachDialect('day rollups', (dialect) => {
 
   test('a day that begins twice (Havana 2018-11-04: clocks back from 01:00 to midnight)', async () => {
     const user = { id: 'u_havana', email: 'havana@example.com', timezone: 'America/Havana' };
-    const activity = (n: number, start: string) => ({ id: `a_havana_${n}`, userId: 'u_havana', start, durationMinutes: n, headline: 'work' });
+    const activity = (n: number, start: string) => ({
+      id: `a_havana_${n}`,
+      userId: 'u_havana',
+      start,
+      durationMinutes: n,
+      headline: 'work',
+    });
     // The day's first midnight is 04:00Z (-04:00), its second 05:00Z (-05:00).
     await load({
       users: [user],
       activities: [
-        activity(1, '2018-11-03T12:00:00Z'), activity(2, '2018-11-04T04:30:00Z'), activity(4, '2018-11-04T05:30:00Z'),
-        activity(8, '2018-11-05T12:00:00Z'), activity(16, '2018-11-06T04:30:00Z'),
+        activity(1, '2018-11-03T12:00:00Z'),
+        activity(2, '2018-11-04T04:30:00Z'),
+        activity(4, '2018-11-04T05:30:00Z'),
+        activity(8, '2018-11-05T12:00:00Z'),
+        activity(16, '2018-11-06T04:30:00Z'),
       ],
     });
-    const dates = await storage.db.selectFrom('activities').select(['id', 'local_date']).where('user_id', '=', 'u_havana').orderBy('id').execute();
+    const dates = await storage.db
+      .selectFrom('activities')
+      .select(['id', 'local_date'])
+      .where('user_id', '=', 'u_havana')
+      .orderBy('id')
+      .execute();
     assert.deepEqual(Object.fromEntries(dates.map((d) => [d.id, d.local_date])), {
-      a_havana_1: '2018-11-03', a_havana_2: '2018-11-04', a_havana_4: '2018-11-04', a_havana_8: '2018-11-05', a_havana_16: '2018-11-05',
+      a_havana_1: '2018-11-03',
+      a_havana_2: '2018-11-04',
+      a_havana_4: '2018-11-04',
+      a_havana_8: '2018-11-05',
+      a_havana_16: '2018-11-05',
     });
     for (const [from, to] of [
       ['2018-11-04T04:00:00Z', '2018-11-06T05:00:00Z'],
@@ -256,10 +351,22 @@ forEachDialect('day rollups', (dialect) => {
       ['2018-11-03T04:00:00Z', '2018-11-05T05:00:00Z'],
     ] as const) {
       const q = { userIds: ['u_havana'], from: Date.parse(from), to: Date.parse(to) };
-      assertSameGroups(await sumMinutes(storage.db, q), await groupActivities(storage, q.userIds, q.from, q.to), `[${from}, ${to})`);
+      assertSameGroups(
+        await sumMinutes(storage.db, q),
+        await groupActivities(storage, q.userIds, q.from, q.to),
+        `[${from}, ${to})`,
+      );
     }
-    const whole = await sumMinutes(storage.db, { userIds: ['u_havana'], from: Date.parse('2018-11-04T05:00:00Z'), to: Date.parse('2018-11-05T05:00:00Z') });
-    assert.deepEqual(whole.map((g) => g.minutes), [4], 'from the second midnight, the hour before is not in range');
+    const whole = await sumMinutes(storage.db, {
+      userIds: ['u_havana'],
+      from: Date.parse('2018-11-04T05:00:00Z'),
+      to: Date.parse('2018-11-05T05:00:00Z'),
+    });
+    assert.deepEqual(
+      whole.map((g) => g.minutes),
+      [4],
+      'from the second midnight, the hour before is not in range',
+    );
   });
 
   let run = 0;
@@ -277,15 +384,25 @@ forEachDialect('day rollups', (dialect) => {
           const zones = people.map((p) => p.timezone);
           const taskProjects = people.map((p) => p.tasks.map((t) => (t === null ? null : PROJECTS[t]!)));
           const activityRecord = (p: number, index: number, a: ActivityChoice) => ({
-            id: `a_r${run}_${p}_${index}`, userId: ids[p], start: new Date(windowStart + a.minute * 60_000).toISOString(),
-            durationMinutes: a.hundredths / 100, headline: 'work',
+            id: `a_r${run}_${p}_${index}`,
+            userId: ids[p],
+            start: new Date(windowStart + a.minute * 60_000).toISOString(),
+            durationMinutes: a.hundredths / 100,
+            headline: 'work',
             taskId: a.task === null ? null : `k_r${run}_${p}_${a.task % taskProjects[p]!.length}`,
-            projectId: a.project === null ? null : PROJECTS[a.project], categoryId: a.category === null ? null : CATEGORIES[a.category],
+            projectId: a.project === null ? null : PROJECTS[a.project],
+            categoryId: a.category === null ? null : CATEGORIES[a.category],
           });
           const records = (activities: object[]): Records => ({
             users: ids.map((id, p) => ({ id, email: `${id}@example.com`, timezone: zones[p] })),
             tasks: ids.flatMap((id, p) =>
-              taskProjects[p]!.map((projectId, t) => ({ id: `k_r${run}_${p}_${t}`, userId: id, date: window.slice(0, 10), title: `task ${t}`, projectId: projectId ?? undefined })),
+              taskProjects[p]!.map((projectId, t) => ({
+                id: `k_r${run}_${p}_${t}`,
+                userId: id,
+                date: window.slice(0, 10),
+                title: `task ${t}`,
+                projectId: projectId ?? undefined,
+              })),
             ),
             activities,
           });
@@ -317,7 +434,9 @@ forEachDialect('day rollups', (dialect) => {
             change.taskProjects.forEach((project, p) => {
               if (project !== 'keep') taskProjects[p]![0] = project === 'none' ? null : project;
             });
-            const replaced = new Map(change.activities.map((a) => [`${a.person}/${a.index}`, activityRecord(a.person, a.index, a.activity)]));
+            const replaced = new Map(
+              change.activities.map((a) => [`${a.person}/${a.index}`, activityRecord(a.person, a.index, a.activity)]),
+            );
             await load(records([...replaced.values()]));
             await check(`re-import ${c}`);
             const gone = change.deletes.map((d) => `a_r${run}_${d.person}_${d.index}`);

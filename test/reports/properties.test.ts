@@ -19,8 +19,15 @@ const DAY = 86_400_000;
 const WINDOW_START = Date.parse('2026-02-20T00:00:00Z');
 const WINDOW_DAYS = 70;
 const TIMEZONES = [
-  'UTC', 'America/New_York', 'Europe/Berlin', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Pacific/Chatham',
-  'America/St_Johns', 'Pacific/Kiritimati', 'Pacific/Pago_Pago',
+  'UTC',
+  'America/New_York',
+  'Europe/Berlin',
+  'Asia/Kolkata',
+  'Australia/Lord_Howe',
+  'Pacific/Chatham',
+  'America/St_Johns',
+  'Pacific/Kiritimati',
+  'Pacific/Pago_Pago',
 ];
 const PEOPLE = ['u_caller', 'u_mate', 'u_stranger'] as const;
 type Person = (typeof PEOPLE)[number];
@@ -35,7 +42,9 @@ const personArb = fc.record({
   timezone: fc.constantFrom(...TIMEZONES),
   weekStart: fc.constantFrom('monday' as const, 'sunday' as const),
   dailyTargetMinutes: fc.integer({ min: 1, max: 1440 }),
-  tasks: fc.array(fc.record({ day: fc.nat(WINDOW_DAYS - 1), project: fc.option(fc.nat(3)), visible: fc.boolean() }), { maxLength: 4 }),
+  tasks: fc.array(fc.record({ day: fc.nat(WINDOW_DAYS - 1), project: fc.option(fc.nat(3)), visible: fc.boolean() }), {
+    maxLength: 4,
+  }),
   activities: fc.array(
     fc.record({
       // Mixed-case prefixes: plain id order differs from locale order and from time order.
@@ -92,8 +101,11 @@ interface ModelTask {
 }
 
 const localDate = (ms: number, timezone: string) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(ms);
-const shiftDate = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
+  new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    ms,
+  );
+const shiftDate = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
 const weekStartOf = (date: string, weekStart: 'monday' | 'sunday') => {
   const weekday = new Date(`${date}T00:00:00Z`).getUTCDay();
   return shiftDate(date, -(weekStart === 'sunday' ? weekday : (weekday + 6) % 7));
@@ -103,36 +115,66 @@ const weekStartOf = (date: string, weekStart: 'monday' | 'sunday') => {
 function materialize(world: World) {
   const tasks: ModelTask[] = [];
   const activities: ModelActivity[] = [];
-  const records = { users: [] as object[], tasks: [] as object[], activities: [] as object[], dayComments: [] as object[] };
+  const records = {
+    users: [] as object[],
+    tasks: [] as object[],
+    activities: [] as object[],
+    dayComments: [] as object[],
+  };
   const comments = new Map<string, string>();
   for (const userId of PEOPLE) {
     const person = world[userId];
     records.users.push({
-      id: userId, email: `${userId.slice(2)}@example.com`, name: userId.slice(2), plan: 'core',
-      timezone: person.timezone, weekStart: person.weekStart, dailyTargetMinutes: person.dailyTargetMinutes,
+      id: userId,
+      email: `${userId.slice(2)}@example.com`,
+      name: userId.slice(2),
+      plan: 'core',
+      timezone: person.timezone,
+      weekStart: person.weekStart,
+      dailyTargetMinutes: person.dailyTargetMinutes,
     });
     const projects = PROJECTS_OF[userId];
     person.tasks.forEach((t, i) => {
       const task: ModelTask = {
-        id: `k_${userId}_${i}`, userId, date: shiftDate('2026-02-20', t.day), title: `${userId.slice(2)} task ${i}`,
-        projectId: t.project === null ? null : projects[t.project % projects.length]!, visible: t.visible,
+        id: `k_${userId}_${i}`,
+        userId,
+        date: shiftDate('2026-02-20', t.day),
+        title: `${userId.slice(2)} task ${i}`,
+        projectId: t.project === null ? null : projects[t.project % projects.length]!,
+        visible: t.visible,
       };
       tasks.push(task);
-      records.tasks.push({ id: task.id, userId, date: task.date, title: task.title, projectId: task.projectId, visible: task.visible });
+      records.tasks.push({
+        id: task.id,
+        userId,
+        date: task.date,
+        title: task.title,
+        projectId: task.projectId,
+        visible: task.visible,
+      });
     });
     const own = tasks.filter((t) => t.userId === userId);
     person.activities.forEach((a, i) => {
       const start = WINDOW_START + a.minute * 60_000;
       const task = a.task === null || own.length === 0 ? null : own[a.task % own.length]!;
       const activity: ModelActivity = {
-        id: `${a.prefix}_${userId}_${i}`, userId, start, minutes: a.halfMinutes / 2, taskId: task?.id ?? null,
+        id: `${a.prefix}_${userId}_${i}`,
+        userId,
+        start,
+        minutes: a.halfMinutes / 2,
+        taskId: task?.id ?? null,
         date: localDate(start, person.timezone),
       };
       activities.push(activity);
       records.activities.push({
-        id: activity.id, userId, start: new Date(start).toISOString(), durationMinutes: activity.minutes,
-        headline: `${userId.slice(2)} activity ${i}`, taskId: activity.taskId,
-        projectId: a.project === null ? null : projects[a.project % projects.length], categoryId: a.category,
+        id: activity.id,
+        userId,
+        start: new Date(start).toISOString(),
+        durationMinutes: activity.minutes,
+        headline: `${userId.slice(2)} activity ${i}`,
+        taskId: activity.taskId,
+        projectId: a.project === null ? null : projects[a.project % projects.length],
+        categoryId: a.category,
       });
     });
     for (const day of person.commentDays) {
@@ -147,7 +189,13 @@ function materialize(world: World) {
 type Model = ReturnType<typeof materialize>;
 
 /** Expected day rows (id → duration) of the people, with comment-only days inside the range. */
-function expectedDays(world: World, model: Model, range: { from: number; to: number }, people: Person[], team: boolean) {
+function expectedDays(
+  world: World,
+  model: Model,
+  range: { from: number; to: number },
+  people: Person[],
+  team: boolean,
+) {
   const days = new Map<string, number>();
   const idOf = (userId: Person, date: string) => (team ? `day:${date}:${userId}` : `day:${date}`);
   for (const a of model.activities) {
@@ -171,7 +219,13 @@ function expectedDays(world: World, model: Model, range: { from: number; to: num
  * Expected week rows: sums of each person's time in range per local week all of whose dates
  * the range touches.
  */
-function expectedWeeks(world: World, model: Model, range: { from: number; to: number }, people: Person[], team: boolean) {
+function expectedWeeks(
+  world: World,
+  model: Model,
+  range: { from: number; to: number },
+  people: Person[],
+  team: boolean,
+) {
   const weeks = new Map<string, number>();
   for (const a of model.activities) {
     if (!people.includes(a.userId) || a.start < range.from || a.start >= range.to) continue;
@@ -179,7 +233,8 @@ function expectedWeeks(world: World, model: Model, range: { from: number; to: nu
     const start = weekStartOf(a.date, weekStart);
     // The week's first day is on or after the local date of `from`, its last day on or before
     // the local date of the range's last instant.
-    const touchesEveryDate = localDate(range.from, timezone) <= start && shiftDate(start, 6) <= localDate(range.to - 1, timezone);
+    const touchesEveryDate =
+      localDate(range.from, timezone) <= start && shiftDate(start, 6) <= localDate(range.to - 1, timezone);
     if (!touchesEveryDate) continue;
     const id = team ? `week:${start}:${a.userId}` : `week:${start}`;
     weeks.set(id, (weeks.get(id) ?? 0) + a.minutes);
@@ -203,9 +258,18 @@ forEachDialect('report properties', (dialect) => {
   });
 
   const load = async (records: Model['records']) => {
-    await t.storage.db.deleteFrom('activities').where('user_id', 'in', [...PEOPLE]).execute();
-    await t.storage.db.deleteFrom('tasks').where('user_id', 'in', [...PEOPLE]).execute();
-    await t.storage.db.deleteFrom('day_comments').where('user_id', 'in', [...PEOPLE]).execute();
+    await t.storage.db
+      .deleteFrom('activities')
+      .where('user_id', 'in', [...PEOPLE])
+      .execute();
+    await t.storage.db
+      .deleteFrom('tasks')
+      .where('user_id', 'in', [...PEOPLE])
+      .execute();
+    await t.storage.db
+      .deleteFrom('day_comments')
+      .where('user_id', 'in', [...PEOPLE])
+      .execute();
     const file = join(dir, 'world.json');
     await writeFile(file, JSON.stringify({ version: 1, ...records }));
     await importDataset(t.storage, file, { now: () => DEFAULT_NOW });
@@ -219,19 +283,25 @@ forEachDialect('report properties', (dialect) => {
     return res.json.rows;
   };
 
-  test('personal rows: levels agree, match the model, stay in range and hold only the caller\'s time', async () => {
+  test("personal rows: levels agree, match the model, stay in range and hold only the caller's time", async () => {
     await fc.assert(
       fc.asyncProperty(worldArb, rangeArb, async (world, rangeChoice) => {
         const range = rangeFor(rangeChoice, world.u_caller.timezone);
         const model = materialize(world);
         await load(model.records);
-        const mine = model.activities.filter((a) => a.userId === 'u_caller' && a.start >= range.from && a.start < range.to);
+        const mine = model.activities.filter(
+          (a) => a.userId === 'u_caller' && a.start >= range.from && a.start < range.to,
+        );
         const total = sum(mine.map((a) => a.minutes));
         const tz = world.u_caller.timezone;
 
         const activity = await report({ dateRange: range, aggregationLevel: 'activity' });
         const expectedIds = mine.map((a) => `activity:${a.id}`).sort();
-        assert.deepEqual(activity.map((r: { id: string }) => r.id), expectedIds, 'exactly the caller\'s activities, in plain id order');
+        assert.deepEqual(
+          activity.map((r: { id: string }) => r.id),
+          expectedIds,
+          "exactly the caller's activities, in plain id order",
+        );
         for (const r of activity) {
           assert.ok(r.timestamp >= range.from && r.timestamp < range.to);
           assert.equal(r.time, DateTime.fromMillis(r.timestamp, { zone: tz }).toFormat('HH:mm'), r.id);
@@ -249,13 +319,21 @@ forEachDialect('report properties', (dialect) => {
           const worked = mine.filter((a) => a.date === day.date && a.taskId !== null);
           const titles = [...new Set(worked.map((a) => model.tasks.find((k) => k.id === a.taskId)!.title))].sort();
           assert.deepEqual(day.tasks.map((k: { title: string }) => k.title).sort(), titles, day.id);
-          assert.equal(sum(day.tasks.map((k: { duration: number }) => k.duration)), sum(worked.map((a) => a.minutes)), day.id);
+          assert.equal(
+            sum(day.tasks.map((k: { duration: number }) => k.duration)),
+            sum(worked.map((a) => a.minutes)),
+            day.id,
+          );
         }
 
         const tasks = await report({ dateRange: range, aggregationLevel: 'task' });
         const withoutTask = sum(mine.filter((a) => a.taskId === null).map((a) => a.minutes));
         assert.equal(sum(tasks.map((r: { duration: number }) => r.duration)) + withoutTask, total);
-        assert.ok(tasks.every((r: { id: string; task_id: string }) => r.id === `task:${r.task_id}` && r.task_id.startsWith('k_u_caller_')));
+        assert.ok(
+          tasks.every(
+            (r: { id: string; task_id: string }) => r.id === `task:${r.task_id}` && r.task_id.startsWith('k_u_caller_'),
+          ),
+        );
 
         const weeks = await report({ dateRange: range, aggregationLevel: 'week' });
         assert.deepEqual(durations(weeks), expectedWeeks(world, model, range, ['u_caller'], false));
@@ -265,7 +343,7 @@ forEachDialect('report properties', (dialect) => {
         }
 
         const text = JSON.stringify([activity, days, tasks, weeks]);
-        assert.ok(!/mate|stranger/.test(text), 'another user\'s data in a personal report');
+        assert.ok(!/mate|stranger/.test(text), "another user's data in a personal report");
       }),
       { numRuns: 25 },
     );
@@ -287,26 +365,35 @@ forEachDialect('report properties', (dialect) => {
         const tasks = await report({ ...body, aggregationLevel: 'task' });
 
         for (const userId of members) {
-          const inRange = model.activities.filter((a) => a.userId === userId && a.start >= range.from && a.start < range.to);
+          const inRange = model.activities.filter(
+            (a) => a.userId === userId && a.start >= range.from && a.start < range.to,
+          );
           const theirDays = days.filter((r: { id: string }) => r.id.endsWith(`:${userId}`));
-          const theirTasks = tasks.filter((r: { user_email: string }) => r.user_email === `${userId.slice(2)}@example.com`);
+          const theirTasks = tasks.filter(
+            (r: { user_email: string }) => r.user_email === `${userId.slice(2)}@example.com`,
+          );
           const withoutTask = sum(inRange.filter((a) => a.taskId === null).map((a) => a.minutes));
           assert.equal(sum(theirDays.map((r: { duration: number }) => r.duration)), sum(inRange.map((a) => a.minutes)));
-          assert.equal(sum(theirTasks.map((r: { duration: number }) => r.duration)) + withoutTask, sum(inRange.map((a) => a.minutes)));
+          assert.equal(
+            sum(theirTasks.map((r: { duration: number }) => r.duration)) + withoutTask,
+            sum(inRange.map((a) => a.minutes)),
+          );
           for (const week of weeks.filter((r: { id: string }) => r.id.endsWith(`:${userId}`))) {
             const inWeek = theirDays.filter((d: { date: string }) => d.date >= week.week && d.date <= week.week_end);
             assert.equal(week.duration, sum(inWeek.map((d: { duration: number }) => d.duration)), week.id);
           }
         }
 
-        const mateRows = [...days, ...weeks, ...tasks].filter((r: { user_email: string }) => r.user_email === 'mate@example.com');
+        const mateRows = [...days, ...weeks, ...tasks].filter(
+          (r: { user_email: string }) => r.user_email === 'mate@example.com',
+        );
         const mateText = JSON.stringify(mateRows);
         assert.ok(!mateText.includes('Mate private project') && !mateText.includes('Mate own project'));
         for (const task of model.tasks.filter((k) => k.userId === 'u_mate')) {
           const hidden = !task.visible || (task.projectId !== null && CONFIDENTIAL.has(task.projectId));
           if (hidden) assert.ok(!mateText.includes(`"${task.title}"`) && !mateText.includes(task.id), task.title);
         }
-        assert.ok(!/stranger/.test(JSON.stringify([days, weeks, tasks])), 'a non-member\'s data in a team report');
+        assert.ok(!/stranger/.test(JSON.stringify([days, weeks, tasks])), "a non-member's data in a team report");
       }),
       { numRuns: 20 },
     );

@@ -12,7 +12,16 @@ import { importDataset } from '../../src/dataset/import.ts';
 import type { ReportBody } from '../../src/schemas/report.ts';
 import { parseReportRequest } from '../../src/services/reports/request.ts';
 import { isLargeReport } from '../../src/services/reports/workers.ts';
-import { DEFAULT_NOW, EXAMPLE, KEYS, type TestApp, type TestDatabase, createSharedTestDatabase, createTestApp, forEachDialect } from '../helper.ts';
+import {
+  DEFAULT_NOW,
+  EXAMPLE,
+  KEYS,
+  type TestApp,
+  type TestDatabase,
+  createSharedTestDatabase,
+  createTestApp,
+  forEachDialect,
+} from '../helper.ts';
 
 const DAY = 86_400_000;
 const year = { from: DEFAULT_NOW - 365 * DAY, to: DEFAULT_NOW };
@@ -22,9 +31,21 @@ const quarter = { from: DEFAULT_NOW - 90 * DAY, to: DEFAULT_NOW };
 const LARGE: [string, object, string][] = [
   ['a year of day rows', { dateRange: year, aggregationLevel: 'day' }, KEYS.aliceAll],
   ['a year of week rows, asc', { dateRange: year, aggregationLevel: 'week', sort: 'asc' }, KEYS.aliceAll],
-  ['a quarter of task rows without categories', { dateRange: quarter, aggregationLevel: 'task', includeCategories: false }, KEYS.aliceAll],
-  ['a team report (masked names of other members)', { dateRange: quarter, aggregationLevel: 'day', teamIds: ['t_eng'] }, KEYS.aliceAll],
-  ['a team report of task rows, desc', { dateRange: quarter, aggregationLevel: 'task', teamIds: ['t_eng'], sort: 'desc' }, KEYS.bob],
+  [
+    'a quarter of task rows without categories',
+    { dateRange: quarter, aggregationLevel: 'task', includeCategories: false },
+    KEYS.aliceAll,
+  ],
+  [
+    'a team report (masked names of other members)',
+    { dateRange: quarter, aggregationLevel: 'day', teamIds: ['t_eng'] },
+    KEYS.aliceAll,
+  ],
+  [
+    'a team report of task rows, desc',
+    { dateRange: quarter, aggregationLevel: 'task', teamIds: ['t_eng'], sort: 'desc' },
+    KEYS.bob,
+  ],
   ['a project filter', { dateRange: year, aggregationLevel: 'day', projectIds: ['p_api'] }, KEYS.aliceAll],
   ['an unknown team', { dateRange: quarter, aggregationLevel: 'day', teamIds: ['t_nope'] }, KEYS.aliceAll],
   ['an unknown project', { dateRange: year, aggregationLevel: 'week', projectIds: ['p_nope'] }, KEYS.aliceAll],
@@ -32,7 +53,8 @@ const LARGE: [string, object, string][] = [
 
 test('the pool takes team reports and ranges over a month, never activity rows', () => {
   const now = DEFAULT_NOW;
-  const body = (days: number, extra: object = {}) => ({ dateRange: { from: now - days * DAY, to: now }, aggregationLevel: 'day', ...extra }) as ReportBody;
+  const body = (days: number, extra: object = {}) =>
+    ({ dateRange: { from: now - days * DAY, to: now }, aggregationLevel: 'day', ...extra }) as ReportBody;
   const large = (b: ReportBody) => isLargeReport(parseReportRequest(b, now));
   assert.equal(large(body(7)), false);
   assert.equal(large(body(31)), false);
@@ -68,7 +90,10 @@ forEachDialect('large reports on worker threads', (dialect) => {
       assert.equal(fromPool.statusCode, fromThread.statusCode, fromPool.body);
       assert.equal(fromPool.headers['content-type'], fromThread.headers['content-type']);
       assert.equal(fromPool.headers['content-length'], String(fromThread.rawPayload.length));
-      assert.ok(fromPool.rawPayload.equals(fromThread.rawPayload), `${fromPool.body.slice(0, 300)}\n${fromThread.body.slice(0, 300)}`);
+      assert.ok(
+        fromPool.rawPayload.equals(fromThread.rawPayload),
+        `${fromPool.body.slice(0, 300)}\n${fromThread.body.slice(0, 300)}`,
+      );
     });
   }
 
@@ -76,11 +101,17 @@ forEachDialect('large reports on worker threads', (dialect) => {
     const team = JSON.parse((await post(inline, LARGE[3]![1], KEYS.aliceAll)).body);
     assert.ok(team.rowCount > 3 && JSON.stringify(team).includes('"user_email"'), JSON.stringify(team).slice(0, 200));
     assert.equal(JSON.parse((await post(pooled, LARGE[6]![1], KEYS.aliceAll)).body).error, 'Unknown team id: "t_nope"');
-    assert.equal(JSON.parse((await post(pooled, LARGE[7]![1], KEYS.aliceAll)).body).error, 'Unknown project id: "p_nope"');
+    assert.equal(
+      JSON.parse((await post(pooled, LARGE[7]![1], KEYS.aliceAll)).body).error,
+      'Unknown project id: "p_nope"',
+    );
   });
 
   test('many large reports at once are all answered, each with its own bytes', async () => {
-    const bodies = Array.from({ length: 12 }, (_, i) => ({ dateRange: { from: quarter.from + i * DAY, to: quarter.to }, aggregationLevel: 'day' }));
+    const bodies = Array.from({ length: 12 }, (_, i) => ({
+      dateRange: { from: quarter.from + i * DAY, to: quarter.to },
+      aggregationLevel: 'day',
+    }));
     const answers = await Promise.all(bodies.map((b) => post(pooled, b, KEYS.aliceAll)));
     const expected = await Promise.all(bodies.map((b) => post(inline, b, KEYS.aliceAll)));
     for (const [i, a] of answers.entries()) assert.ok(a.rawPayload.equals(expected[i]!.rawPayload), `report ${i}`);
@@ -95,7 +126,10 @@ forEachDialect('a report worker that cannot build', (dialect) => {
     database = await createSharedTestDatabase(dialect);
     dir = await mkdtemp(join(tmpdir(), 'daybook-workers-broken-'));
     // The workers open a database without Daybook's tables; the server's own thread has them.
-    const broken = dialect === 'postgres' ? 'postgres://postgres@127.0.0.1:5432/daybook_no_such_database' : `sqlite:${join(dir, 'empty.db')}`;
+    const broken =
+      dialect === 'postgres'
+        ? 'postgres://postgres@127.0.0.1:5432/daybook_no_such_database'
+        : `sqlite:${join(dir, 'empty.db')}`;
     t = await createTestApp(dialect, { database, config: { reportWorkers: 1, databaseUrl: broken } });
   });
   after(async () => {
@@ -105,9 +139,22 @@ forEachDialect('a report worker that cannot build', (dialect) => {
   });
 
   test('answers that request 500 with the envelope and no detail, and the server goes on', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/report', headers: { 'x-api-key': KEYS.aliceAll }, payload: { dateRange: year, aggregationLevel: 'day' } });
-    assert.deepEqual([res.statusCode, res.json()], [500, { success: false, error: 'Internal Server Error', message: 'Internal Server Error' }]);
-    const small = await t.app.inject({ method: 'POST', url: '/report', headers: { 'x-api-key': KEYS.aliceAll }, payload: {} });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/report',
+      headers: { 'x-api-key': KEYS.aliceAll },
+      payload: { dateRange: year, aggregationLevel: 'day' },
+    });
+    assert.deepEqual(
+      [res.statusCode, res.json()],
+      [500, { success: false, error: 'Internal Server Error', message: 'Internal Server Error' }],
+    );
+    const small = await t.app.inject({
+      method: 'POST',
+      url: '/report',
+      headers: { 'x-api-key': KEYS.aliceAll },
+      payload: {},
+    });
     assert.equal(small.statusCode, 200);
   });
 });

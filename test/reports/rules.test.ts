@@ -44,15 +44,22 @@ describe('duration_relative: 100 × minutes ÷ target, rounded half up to one de
 
   test('(property) the result is the nearest tenth of the exact percentage, and halfway goes up', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 1, max: 1440 }), (tenthsOfMinutes, target) => {
-        const percent = percentOfTarget(tenthsOfMinutes / 10, target);
-        const tenths = Math.round(percent * 10);
-        assert.ok(Math.abs(percent * 10 - tenths) < 1e-6, `${percent} is a whole number of tenths`);
-        // The exact percentage in tenths is 100 × tenthsOfMinutes ÷ target; compared in integers.
-        const off = tenths * target - 100 * tenthsOfMinutes;
-        assert.ok(2 * Math.abs(off) <= target, `${tenthsOfMinutes / 10} of ${target}: ${percent} is more than half a tenth off`);
-        assert.notEqual(2 * off, -target, `${tenthsOfMinutes / 10} of ${target}: halfway rounded down to ${percent}`);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 10_000_000 }),
+        fc.integer({ min: 1, max: 1440 }),
+        (tenthsOfMinutes, target) => {
+          const percent = percentOfTarget(tenthsOfMinutes / 10, target);
+          const tenths = Math.round(percent * 10);
+          assert.ok(Math.abs(percent * 10 - tenths) < 1e-6, `${percent} is a whole number of tenths`);
+          // The exact percentage in tenths is 100 × tenthsOfMinutes ÷ target; compared in integers.
+          const off = tenths * target - 100 * tenthsOfMinutes;
+          assert.ok(
+            2 * Math.abs(off) <= target,
+            `${tenthsOfMinutes / 10} of ${target}: ${percent} is more than half a tenth off`,
+          );
+          assert.notEqual(2 * off, -target, `${tenthsOfMinutes / 10} of ${target}: halfway rounded down to ${percent}`);
+        },
+      ),
     );
   });
 });
@@ -111,10 +118,13 @@ describe('lists of {name, minutes}: minutes descending, then name; the same thin
     const tally = new Tally();
     tally.add(label('k1', 'Review'), 5);
     tally.add(label('k2', 'Deploy'), 50);
-    assert.deepEqual(tally.sorted((title, duration) => ({ title, duration })), [
-      { title: 'Deploy', duration: 50 },
-      { title: 'Review', duration: 5 },
-    ]);
+    assert.deepEqual(
+      tally.sorted((title, duration) => ({ title, duration })),
+      [
+        { title: 'Deploy', duration: 50 },
+        { title: 'Review', duration: 5 },
+      ],
+    );
   });
 });
 
@@ -129,41 +139,67 @@ describe('the order of rows', () => {
   });
 
   test('sort asc: oldest first; rows of the same time by id ascending', () => {
-    const sorted = sortRows(rows(['day:2026-11-02:u2', '2026-11-02'], ['day:2026-11-03:u1', '2026-11-03'], ['day:2026-11-02:u1', '2026-11-02']), 'asc');
+    const sorted = sortRows(
+      rows(
+        ['day:2026-11-02:u2', '2026-11-02'],
+        ['day:2026-11-03:u1', '2026-11-03'],
+        ['day:2026-11-02:u1', '2026-11-02'],
+      ),
+      'asc',
+    );
     assert.deepEqual(ids(sorted), ['day:2026-11-02:u1', 'day:2026-11-02:u2', 'day:2026-11-03:u1']);
   });
 
   test('sort desc: newest first; rows of the same time still by id ascending', () => {
-    const sorted = sortRows(rows(['activity:b', 1000], ['activity:c', 2000], ['activity:a', 1000], ['activity:d', 500]), 'desc');
+    const sorted = sortRows(
+      rows(['activity:b', 1000], ['activity:c', 2000], ['activity:a', 1000], ['activity:d', 500]),
+      'desc',
+    );
     assert.deepEqual(ids(sorted), ['activity:c', 'activity:a', 'activity:b', 'activity:d']);
   });
 });
 
-describe('team reports: what another member\'s rows show of projects and tasks', () => {
+describe("team reports: what another member's rows show of projects and tasks", () => {
   const CALLER = 'u_me';
   const OTHER = 'u_other';
   const project = (id: string, fields: Partial<NamedProject> = {}): NamedProject => ({
-    id, name: `Project ${id}`, teamId: 't_shared', createdBy: OTHER, private: false, confidential: false, ...fields,
+    id,
+    name: `Project ${id}`,
+    teamId: 't_shared',
+    createdBy: OTHER,
+    private: false,
+    confidential: false,
+    ...fields,
   });
   const task = (id: string, fields: Partial<NamedTask> = {}): NamedTask => ({
-    id, userId: OTHER, title: `Task ${id}`, date: '2026-11-20', projectId: null, visible: 1, ...fields,
+    id,
+    userId: OTHER,
+    title: `Task ${id}`,
+    date: '2026-11-20',
+    projectId: null,
+    visible: 1,
+    ...fields,
   });
   const names: NameLookup = {
-    projects: new Map([
-      project('p_team'),
-      project('p_private', { private: true }),
-      project('p_confidential', { confidential: true }),
-      project('p_elsewhere', { teamId: 't_not_mine' }),
-      project('p_personal', { teamId: null }),
-      project('p_mine_private', { teamId: null, createdBy: CALLER, private: true }),
-    ].map((p) => [p.id, p])),
+    projects: new Map(
+      [
+        project('p_team'),
+        project('p_private', { private: true }),
+        project('p_confidential', { confidential: true }),
+        project('p_elsewhere', { teamId: 't_not_mine' }),
+        project('p_personal', { teamId: null }),
+        project('p_mine_private', { teamId: null, createdBy: CALLER, private: true }),
+      ].map((p) => [p.id, p]),
+    ),
     categories: new Map([['c1', { id: 'c1', name: 'Meetings', emoji: '📅' }]]),
-    tasks: new Map([
-      task('k_visible', { projectId: 'p_team' }),
-      task('k_invisible', { projectId: 'p_team', visible: 0 }),
-      task('k_confidential', { projectId: 'p_confidential' }),
-      task('k_private_project', { projectId: 'p_private' }),
-    ].map((k) => [k.id, k])),
+    tasks: new Map(
+      [
+        task('k_visible', { projectId: 'p_team' }),
+        task('k_invisible', { projectId: 'p_team', visible: 0 }),
+        task('k_confidential', { projectId: 'p_confidential' }),
+        task('k_private_project', { projectId: 'p_private' }),
+      ].map((k) => [k.id, k]),
+    ),
   };
   const labels = () => new ReportLabels({ userId: CALLER, activeTeamIds: new Set(['t_shared']) }, names);
 
@@ -171,7 +207,7 @@ describe('team reports: what another member\'s rows show of projects and tasks',
     assert.deepEqual(labels().project(OTHER, 'p_team'), { key: 'id:p_team', name: 'Project p_team', id: 'p_team' });
   });
 
-  test('a private project, a project of a team the caller is not in, and someone\'s personal project read Other, id null', () => {
+  test("a private project, a project of a team the caller is not in, and someone's personal project read Other, id null", () => {
     const l = labels();
     for (const id of ['p_private', 'p_elsewhere', 'p_personal', 'p_unknown']) {
       assert.deepEqual(l.project(OTHER, id), { key: `masked:${MASKED_PROJECT}`, name: 'Other', id: null }, id);
@@ -182,9 +218,17 @@ describe('team reports: what another member\'s rows show of projects and tasks',
     const l = labels();
     for (const id of ['k_invisible', 'k_confidential']) {
       const label = l.task(OTHER, id);
-      assert.deepEqual([label?.name, label?.id, label?.hidden, label?.date], [HIDDEN_TASK, null, true, '2026-11-20'], id);
+      assert.deepEqual(
+        [label?.name, label?.id, label?.hidden, label?.date],
+        [HIDDEN_TASK, null, true, '2026-11-20'],
+        id,
+      );
     }
-    assert.deepEqual(l.task(OTHER, 'k_confidential')?.project, { key: 'id:p_confidential', name: 'Project p_confidential', id: 'p_confidential' });
+    assert.deepEqual(l.task(OTHER, 'k_confidential')?.project, {
+      key: 'id:p_confidential',
+      name: 'Project p_confidential',
+      id: 'p_confidential',
+    });
   });
 
   test('a visible task keeps its title, and its project is shown as the caller may see it', () => {
@@ -192,12 +236,19 @@ describe('team reports: what another member\'s rows show of projects and tasks',
     const visible = l.task(OTHER, 'k_visible');
     assert.deepEqual([visible?.name, visible?.id, visible?.hidden], ['Task k_visible', 'k_visible', false]);
     const inPrivate = l.task(OTHER, 'k_private_project');
-    assert.deepEqual([inPrivate?.name, inPrivate?.project?.name, inPrivate?.project?.id], ['Task k_private_project', 'Other', null]);
+    assert.deepEqual(
+      [inPrivate?.name, inPrivate?.project?.name, inPrivate?.project?.id],
+      ['Task k_private_project', 'Other', null],
+    );
   });
 
-  test('the caller\'s own rows are never masked', () => {
+  test("the caller's own rows are never masked", () => {
     const l = labels();
-    assert.deepEqual(l.project(CALLER, 'p_private'), { key: 'id:p_private', name: 'Project p_private', id: 'p_private' });
+    assert.deepEqual(l.project(CALLER, 'p_private'), {
+      key: 'id:p_private',
+      name: 'Project p_private',
+      id: 'p_private',
+    });
     assert.deepEqual(l.project(CALLER, 'p_mine_private')?.name, 'Project p_mine_private');
     assert.equal(l.task(CALLER, 'k_invisible')?.name, 'Task k_invisible');
     assert.equal(l.task(CALLER, 'k_confidential')?.hidden, false);

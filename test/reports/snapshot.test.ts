@@ -18,13 +18,29 @@ async function twoConnections(dialect: Dialect): Promise<{ reader: Storage; writ
     const database = await createPostgresDatabase();
     const reader = openStorage(database.url);
     const writer = openStorage(database.url);
-    return { reader, writer, drop: async () => { await reader.close(); await writer.close(); await database.drop(); } };
+    return {
+      reader,
+      writer,
+      drop: async () => {
+        await reader.close();
+        await writer.close();
+        await database.drop();
+      },
+    };
   }
   const dir = mkdtempSync(join(tmpdir(), 'daybook-snapshot-'));
   const url = `sqlite:${join(dir, 'snapshot.db')}`;
   const reader = openStorage(url);
   const writer = openStorage(url);
-  return { reader, writer, drop: async () => { await reader.close(); await writer.close(); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    reader,
+    writer,
+    drop: async () => {
+      await reader.close();
+      await writer.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 for (const dialect of DIALECTS) {
@@ -33,7 +49,8 @@ for (const dialect of DIALECTS) {
     try {
       await migrate(reader);
       await importDataset(reader, EXAMPLE, { now: () => DEFAULT_NOW });
-      const name = (db: Storage['db']) => db.selectFrom('projects').select('name').where('id', '=', 'p_api').executeTakeFirstOrThrow();
+      const name = (db: Storage['db']) =>
+        db.selectFrom('projects').select('name').where('id', '=', 'p_api').executeTakeFirstOrThrow();
       const before = await name(reader.db);
       const seen = await readSnapshot(reader, async (db) => {
         const first = await name(db);

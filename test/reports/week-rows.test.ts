@@ -11,7 +11,14 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { importDataset } from '../../src/dataset/import.ts';
 import {
-  DEFAULT_NOW, type TestApp, type TestDatabase, call, createSharedTestDatabase, createTestApp, fixturesDir, forEachDialect,
+  DEFAULT_NOW,
+  type TestApp,
+  type TestDatabase,
+  call,
+  createSharedTestDatabase,
+  createTestApp,
+  fixturesDir,
+  forEachDialect,
 } from '../helper.ts';
 
 const DATASET = join(fixturesDir, 'reports-n8n-weeks.json');
@@ -27,39 +34,63 @@ const ms = (iso: string) => Date.parse(iso);
 const LAST_WEEK = { from: ms('2026-11-16T00:00:00.000Z'), to: ms('2026-11-23T00:00:00.000Z') };
 
 const BERLIN_WEEK = {
-  id: 'week:2026-11-16', week: '2026-11-16', week_end: '2026-11-22',
+  id: 'week:2026-11-16',
+  week: '2026-11-16',
+  week_end: '2026-11-22',
   // Monday 00:30 local (10 min) is before the range; next Monday 00:30 (20 min) is in the
   // range but in a week the range cuts.
-  duration: 90, duration_relative: 4.5,
+  duration: 90,
+  duration_relative: 4.5,
   projects: [{ name: 'Team roadmap', minutes: 60 }],
-  categories: [{ name: 'Coding', minutes: 60 }, { name: 'Talking', minutes: 30 }],
+  categories: [
+    { name: 'Coding', minutes: 60 },
+    { name: 'Talking', minutes: 30 },
+  ],
   tasks: [{ title: 'Berlin task', duration: 60 }],
 };
 const AUCKLAND_WEEK = {
-  id: 'week:2026-11-16', week: '2026-11-16', week_end: '2026-11-22',
+  id: 'week:2026-11-16',
+  week: '2026-11-16',
+  week_end: '2026-11-22',
   // Monday 09:00 local (15 min) is before the range, which starts at 13:00; next Monday 09:00
   // (35 min) is in it but in the next week.
-  duration: 70, duration_relative: 3.5,
+  duration: 70,
+  duration_relative: 3.5,
   projects: [{ name: 'Team roadmap', minutes: 70 }],
-  categories: [{ name: 'Coding', minutes: 45 }, { name: 'Talking', minutes: 25 }],
+  categories: [
+    { name: 'Coding', minutes: 45 },
+    { name: 'Talking', minutes: 25 },
+  ],
   tasks: [{ title: 'Auckland task', duration: 45 }],
 };
 const NEW_YORK_WEEK = {
   // The range starts Sunday 19:00 local: the sunday week of Nov 15 to Nov 21. Sunday 17:00
   // (10 min) is before the range; the next Sunday's 30 min are in the next week.
-  id: 'week:2026-11-15', week: '2026-11-15', week_end: '2026-11-21',
-  duration: 60, duration_relative: 3,
+  id: 'week:2026-11-15',
+  week: '2026-11-15',
+  week_end: '2026-11-21',
+  duration: 60,
+  duration_relative: 3,
   projects: [{ name: 'Team roadmap', minutes: 60 }],
-  categories: [{ name: 'Coding', minutes: 40 }, { name: 'Talking', minutes: 20 }],
+  categories: [
+    { name: 'Coding', minutes: 40 },
+    { name: 'Talking', minutes: 20 },
+  ],
   tasks: [{ title: 'New York task', duration: 60 }],
 };
 const LOS_ANGELES_WEEK = {
   // The range runs from Sunday 16:00 to the next Sunday 16:00 local: Sunday Nov 15 (15 min) is
   // in the week before, Sunday Nov 22 at 18:00 (25 min) is after the range.
-  id: 'week:2026-11-16', week: '2026-11-16', week_end: '2026-11-22',
-  duration: 60, duration_relative: 3,
+  id: 'week:2026-11-16',
+  week: '2026-11-16',
+  week_end: '2026-11-22',
+  duration: 60,
+  duration_relative: 3,
   projects: [{ name: 'Team roadmap', minutes: 50 }],
-  categories: [{ name: 'Coding', minutes: 50 }, { name: 'Talking', minutes: 10 }],
+  categories: [
+    { name: 'Coding', minutes: 50 },
+    { name: 'Talking', minutes: 10 },
+  ],
   tasks: [{ title: 'Los Angeles task', duration: 50 }],
 };
 
@@ -115,30 +146,46 @@ forEachDialect('week rows of ranges that begin and end inside local days', (dial
   test('a range that misses one local date of a week gives that week no row, though it holds time in range', async () => {
     // Tuesday to Tuesday as UTC midnights: the Berlin week of Nov 16 misses its Monday, the
     // week of Nov 23 all but its Monday; both hold time in the range.
-    assert.deepEqual(await weeks(KEY.berlin, { dateRange: { from: ms('2026-11-17T00:00:00Z'), to: ms('2026-11-24T00:00:00Z') } }), []);
+    assert.deepEqual(
+      await weeks(KEY.berlin, { dateRange: { from: ms('2026-11-17T00:00:00Z'), to: ms('2026-11-24T00:00:00Z') } }),
+      [],
+    );
     // New York local midnights Monday to Monday: each sunday week misses a Sunday.
-    assert.deepEqual(await weeks(KEY.newYork, { dateRange: { from: ms('2026-11-16T05:00:00Z'), to: ms('2026-11-23T05:00:00Z') } }), []);
+    assert.deepEqual(
+      await weeks(KEY.newYork, { dateRange: { from: ms('2026-11-16T05:00:00Z'), to: ms('2026-11-23T05:00:00Z') } }),
+      [],
+    );
     // Auckland local midnights Monday to Sunday: the range never reaches Sunday Nov 22.
-    assert.deepEqual(await weeks(KEY.auckland, { dateRange: { from: ms('2026-11-15T11:00:00Z'), to: ms('2026-11-21T11:00:00Z') } }), []);
+    assert.deepEqual(
+      await weeks(KEY.auckland, { dateRange: { from: ms('2026-11-15T11:00:00Z'), to: ms('2026-11-21T11:00:00Z') } }),
+      [],
+    );
     // Los Angeles, Sunday to Sunday as UTC midnights: Saturday 16:00 to Saturday 16:00 local
     // misses Sunday Nov 22.
-    assert.deepEqual(await weeks(KEY.losAngeles, { dateRange: { from: ms('2026-11-15T00:00:00Z'), to: ms('2026-11-22T00:00:00Z') } }), []);
+    assert.deepEqual(
+      await weeks(KEY.losAngeles, { dateRange: { from: ms('2026-11-15T00:00:00Z'), to: ms('2026-11-22T00:00:00Z') } }),
+      [],
+    );
     // Tuesday to Tuesday as UTC midnights starts Monday 16:00 there: the week is whole again,
     // with its Sunday's time before and after 16:00.
     const tuesdays = { from: ms('2026-11-17T00:00:00Z'), to: ms('2026-11-24T00:00:00Z') };
     assert.deepEqual(durations(await weeks(KEY.losAngeles, { dateRange: tuesdays })), [['week:2026-11-16', 35]]);
   });
 
-  test('the week\'s first day is the local date of from; its last, the local date of to − 1 ms', async () => {
+  test("the week's first day is the local date of from; its last, the local date of to − 1 ms", async () => {
     // From Berlin's local midnight of Monday Nov 16 (Nov 15 23:00Z).
     const from = ms('2026-11-15T23:00:00.000Z');
     // Up to Sunday's local midnight: the range's last instant is on Saturday.
     assert.deepEqual(await weeks(KEY.berlin, { dateRange: { from, to: ms('2026-11-21T23:00:00.000Z') } }), []);
     // One millisecond more touches Sunday: the week, with Monday's 00:30 and morning.
-    assert.deepEqual(durations(await weeks(KEY.berlin, { dateRange: { from, to: ms('2026-11-21T23:00:00.001Z') } })), [['week:2026-11-16', 70]]);
+    assert.deepEqual(durations(await weeks(KEY.berlin, { dateRange: { from, to: ms('2026-11-21T23:00:00.001Z') } })), [
+      ['week:2026-11-16', 70],
+    ]);
     // The range's last millisecond of Monday still touches it: only Sunday's 30 minutes count.
     const to = LAST_WEEK.to;
-    assert.deepEqual(durations(await weeks(KEY.berlin, { dateRange: { from: ms('2026-11-16T22:59:59.999Z'), to } })), [['week:2026-11-16', 30]]);
+    assert.deepEqual(durations(await weeks(KEY.berlin, { dateRange: { from: ms('2026-11-16T22:59:59.999Z'), to } })), [
+      ['week:2026-11-16', 30],
+    ]);
     assert.deepEqual(await weeks(KEY.berlin, { dateRange: { from: ms('2026-11-16T23:00:00.000Z'), to } }), []);
   });
 
@@ -146,7 +193,10 @@ forEachDialect('week rows of ranges that begin and end inside local days', (dial
     assert.deepEqual(await weeks(KEY.berlin, { dateRange: LAST_WEEK, teamIds: ['t_zones'] }), TEAM_WEEKS);
     const desc = await weeks(KEY.losAngeles, { dateRange: LAST_WEEK, teamIds: ['t_zones'], sort: 'desc' });
     assert.deepEqual(durations(desc), [
-      ['week:2026-11-16:u_akl', 70], ['week:2026-11-16:u_ber', 90], ['week:2026-11-16:u_la', 60], ['week:2026-11-15:u_nys', 60],
+      ['week:2026-11-16:u_akl', 70],
+      ['week:2026-11-16:u_ber', 90],
+      ['week:2026-11-16:u_la', 60],
+      ['week:2026-11-15:u_nys', 60],
     ]);
   });
 
@@ -156,14 +206,31 @@ forEachDialect('week rows of ranges that begin and end inside local days', (dial
     // Six weeks of Mondays as UTC midnights: 42 days, built on the pool.
     const sixWeeks = { dateRange: { from: ms('2026-10-12T00:00:00Z'), to: LAST_WEEK.to }, sort: 'asc' };
     // Monday Nov 16 00:30 local is in this range.
-    assert.deepEqual(durations(await weeks(KEY.berlin, sixWeeks, pooled)), [['week:2026-10-12', 40], ['week:2026-11-16', 100]]);
+    assert.deepEqual(durations(await weeks(KEY.berlin, sixWeeks, pooled)), [
+      ['week:2026-10-12', 40],
+      ['week:2026-11-16', 100],
+    ]);
     // New York's range starts on Sunday Oct 11 local, so its sunday weeks from then on are
     // reported; Sunday Nov 15 17:00 local is in this range.
     assert.deepEqual(durations(await weeks(KEY.newYork, sixWeeks, pooled)), [['week:2026-11-15', 70]]);
-    for (const [key, b] of [[KEY.berlin, body], [KEY.berlin, sixWeeks], [KEY.auckland, { ...sixWeeks, teamIds: ['t_zones'] }]] as const) {
+    for (const [key, b] of [
+      [KEY.berlin, body],
+      [KEY.berlin, sixWeeks],
+      [KEY.auckland, { ...sixWeeks, teamIds: ['t_zones'] }],
+    ] as const) {
       const [fromPool, fromThread] = await Promise.all([
-        pooled.app.inject({ method: 'POST', url: '/report', headers: { 'x-api-key': key }, payload: { aggregationLevel: 'week', ...b } }),
-        inline.app.inject({ method: 'POST', url: '/report', headers: { 'x-api-key': key }, payload: { aggregationLevel: 'week', ...b } }),
+        pooled.app.inject({
+          method: 'POST',
+          url: '/report',
+          headers: { 'x-api-key': key },
+          payload: { aggregationLevel: 'week', ...b },
+        }),
+        inline.app.inject({
+          method: 'POST',
+          url: '/report',
+          headers: { 'x-api-key': key },
+          payload: { aggregationLevel: 'week', ...b },
+        }),
       ]);
       assert.equal(fromPool.statusCode, 200, fromPool.body);
       assert.ok(fromPool.rawPayload.equals(fromThread.rawPayload), `${fromPool.body}\n${fromThread.body}`);

@@ -9,7 +9,15 @@ import { after, before, test } from 'node:test';
 import { importDataset } from '../../src/dataset/import.ts';
 import { migrate } from '../../src/storage/database.ts';
 import { tempFiles } from '../dataset/dataset-files.ts';
-import { DEFAULT_NOW, type TestApp, type TestDatabase, call, createTestApp, createTestDatabase, forEachDialect } from '../helper.ts';
+import {
+  DEFAULT_NOW,
+  type TestApp,
+  type TestDatabase,
+  call,
+  createTestApp,
+  createTestDatabase,
+  forEachDialect,
+} from '../helper.ts';
 
 const KEY = 'dbk_test_migration_0005_0123456789abcdef';
 const at = (hoursAgo: number) => new Date(DEFAULT_NOW - hoursAgo * 3_600_000).toISOString();
@@ -19,7 +27,14 @@ const world = {
   tasks: [{ id: 'k_party', userId: 'u_m', date: at(5).slice(0, 10), title: '🥳Launch party', createdAt: at(5) }],
   activities: [
     { id: 'a_hotfix', userId: 'u_m', start: at(4), durationMinutes: 5, headline: '⚠️Hotfix deploy' },
-    { id: 'a_plain', userId: 'u_m', start: at(3), durationMinutes: 5, headline: 'Launch review', description: 'hotfix notes' },
+    {
+      id: 'a_plain',
+      userId: 'u_m',
+      start: at(3),
+      durationMinutes: 5,
+      headline: 'Launch review',
+      description: 'hotfix notes',
+    },
   ],
   apiKeys: [{ userId: 'u_m', name: 'k', key: KEY, scopes: ['search:read'] }],
 };
@@ -39,7 +54,9 @@ forEachDialect('migration 0005 on existing records', (dialect) => {
   });
 
   const found = async (query: string) =>
-    (await call(t.app, 'POST', '/search', { key: KEY, body: { query } })).json.results.map((r: { id: string }) => r.id).sort();
+    (await call(t.app, 'POST', '/search', { key: KEY, body: { query } })).json.results
+      .map((r: { id: string }) => r.id)
+      .sort();
 
   test('before it, the glued words are missed; after it, they are found', async () => {
     assert.deepEqual(await found('launch'), ['a_plain', 'k_party'], 'found on a new database');

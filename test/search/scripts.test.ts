@@ -26,11 +26,25 @@ const world = {
     { id: 'a_sigma', userId: 'u_sc', start: at(4), durationMinutes: 10, headline: 'Όλοι μας', description: 'Έργο σας' },
     // Snippets count characters: 127 characters in 247 UTF-16 units, and 307 in 457.
     { id: 'a_emoji_fits', userId: 'u_sc', start: at(3), durationMinutes: 5, headline: `${'😀'.repeat(120)} zanzibar` },
-    { id: 'a_emoji_long', userId: 'u_sc', start: at(2), durationMinutes: 5, headline: 'Rocket log', description: `${'🚀 '.repeat(150)}quetzal` },
+    {
+      id: 'a_emoji_long',
+      userId: 'u_sc',
+      start: at(2),
+      durationMinutes: 5,
+      headline: 'Rocket log',
+      description: `${'🚀 '.repeat(150)}quetzal`,
+    },
     // Words right after a symbol SQLite's tokenizer does not know (Unicode 7 and later), or
     // after an emoji's variation selector.
     { id: 'a_party', userId: 'u_sc', start: at(1), durationMinutes: 5, headline: '🥳Launch party' },
-    { id: 'a_robot', userId: 'u_sc', start: at(1), durationMinutes: 5, headline: 'Review', description: 'Ran🤖automation twice' },
+    {
+      id: 'a_robot',
+      userId: 'u_sc',
+      start: at(1),
+      durationMinutes: 5,
+      headline: 'Review',
+      description: 'Ran🤖automation twice',
+    },
     { id: 'a_hotfix', userId: 'u_sc', start: at(1), durationMinutes: 5, headline: '⚠️Hotfix deploy' },
     { id: 'a_ruble', userId: 'u_sc', start: at(1), durationMinutes: 5, headline: 'Paid ₽500 invoice' },
   ],
@@ -83,7 +97,10 @@ forEachDialect('search in every script', (dialect) => {
     test(`"${query}" finds ${expected.join(', ') || 'nothing'}`, async () => {
       const res = await call(t.app, 'POST', '/search', { key: KEY, body: { query, days: 7 } });
       assert.equal(res.status, 200, res.body);
-      assert.deepEqual(res.json.results.map((r: { id: string }) => r.id), expected);
+      assert.deepEqual(
+        res.json.results.map((r: { id: string }) => r.id),
+        expected,
+      );
     });
   }
 

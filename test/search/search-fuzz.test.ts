@@ -12,8 +12,49 @@ const RANKING = join(fixturesDir, 'search-ranking.json');
 const RITA = 'dbk_search_rank_0123456789abcdef0';
 const RUNS = Number(process.env.DAYBOOK_FUZZ_RUNS ?? 150);
 
-const OPERATORS = ['"', '*', '-', ':', '(', ')', '^', '+', '~', '{', '}', '[', ']', '\\', "'", '%', '_', ';', '\0', '|', '&', '!', '<->', ':*'];
-const KEYWORDS = ['NEAR', 'AND', 'OR', 'NOT', 'NEAR(', 'title:', 'scope :', 'rate', 'limiter', 'kube', 'café', 'ΟΔΟΣ', 'select', '--', '/*'];
+const OPERATORS = [
+  '"',
+  '*',
+  '-',
+  ':',
+  '(',
+  ')',
+  '^',
+  '+',
+  '~',
+  '{',
+  '}',
+  '[',
+  ']',
+  '\\',
+  "'",
+  '%',
+  '_',
+  ';',
+  '\0',
+  '|',
+  '&',
+  '!',
+  '<->',
+  ':*',
+];
+const KEYWORDS = [
+  'NEAR',
+  'AND',
+  'OR',
+  'NOT',
+  'NEAR(',
+  'title:',
+  'scope :',
+  'rate',
+  'limiter',
+  'kube',
+  'café',
+  'ΟΔΟΣ',
+  'select',
+  '--',
+  '/*',
+];
 
 const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code));
 const piece = fc.oneof(
@@ -23,9 +64,7 @@ const piece = fc.oneof(
   loneSurrogate,
 );
 /** Up to 100 characters, mixing operators, words the fixture holds and arbitrary Unicode. */
-const text = fc
-  .array(piece, { maxLength: 30 })
-  .map((pieces) => [...pieces.join('')].slice(0, 100).join(''));
+const text = fc.array(piece, { maxLength: 30 }).map((pieces) => [...pieces.join('')].slice(0, 100).join(''));
 const hundred = fc.string({ unit: 'binary', minLength: 100, maxLength: 100 });
 /** Texts a search takes: a NUL is refused in every request field (test/http/edges.test.ts). */
 const queryText = fc
@@ -46,7 +85,10 @@ forEachDialect('search fuzz', (dialect) => {
     await fc.assert(
       fc.asyncProperty(
         queryText,
-        fc.option(text.map((c) => c.replaceAll('\0', ' ')), { nil: undefined }),
+        fc.option(
+          text.map((c) => c.replaceAll('\0', ' ')),
+          { nil: undefined },
+        ),
         fc.integer({ min: 1, max: 50 }),
         fc.integer({ min: 1, max: 30 }),
         async (query, context, limit, days) => {
@@ -69,7 +111,12 @@ forEachDialect('search fuzz', (dialect) => {
   test('any body at all gets a 200 or a 400 in the envelope', async () => {
     const body = fc.record(
       {
-        query: fc.oneof(queryText, fc.string({ maxLength: 120 }), hundred.map((s) => `${s}x`), anyValue),
+        query: fc.oneof(
+          queryText,
+          fc.string({ maxLength: 120 }),
+          hundred.map((s) => `${s}x`),
+          anyValue,
+        ),
         context: fc.oneof(text, anyValue),
         // NULs (operators above) reach this property: a 400 like any other bad value.
         limit: anyValue,

@@ -33,8 +33,14 @@ forEachDialect('search isolation', (dialect) => {
       const rita = await ids(t, { query, days: 30 });
       const tom = await ids(t, { query, days: 30 }, TOM);
       assert.ok(rita.length > 0 && tom.length > 0);
-      assert.ok(rita.every((id) => !id.startsWith('twin_')), rita.join());
-      assert.ok(tom.every((id) => id.startsWith('twin_')), tom.join());
+      assert.ok(
+        rita.every((id) => !id.startsWith('twin_')),
+        rita.join(),
+      );
+      assert.ok(
+        tom.every((id) => id.startsWith('twin_')),
+        tom.join(),
+      );
     });
   }
 });
@@ -89,10 +95,18 @@ forEachDialect('search index upkeep', (dialect) => {
   });
 
   test('an updated headline or description is found by its new words only', async () => {
-    await t.storage.db.updateTable('activities').set({ headline: 'Wombat feeding' }).where('id', '=', 'a_lunch').execute();
+    await t.storage.db
+      .updateTable('activities')
+      .set({ headline: 'Wombat feeding' })
+      .where('id', '=', 'a_lunch')
+      .execute();
     assert.deepEqual(await ids(t, { query: 'wombat' }), ['a_lunch']);
     assert.deepEqual(await ids(t, { query: 'lunch' }), []);
-    await t.storage.db.updateTable('tasks').set({ description: 'Ask about the echidna' }).where('id', '=', 't_hiring').execute();
+    await t.storage.db
+      .updateTable('tasks')
+      .set({ description: 'Ask about the echidna' })
+      .where('id', '=', 't_hiring')
+      .execute();
     assert.deepEqual(await ids(t, { query: 'echidna' }), ['t_hiring']);
     assert.deepEqual(await ids(t, { query: 'backend candidates' }), []);
   });
@@ -110,9 +124,16 @@ forEachDialect('search index upkeep', (dialect) => {
       .execute();
     assert.deepEqual(await ids(t, { query: 'standup' }), ['a_standup_2', 'a_standup_3']);
     assert.deepEqual(await ids(t, { query: 'standup', days: 30 }), ['a_standup_1', 'a_standup_2', 'a_standup_3']);
-    await t.storage.db.updateTable('tasks').set({ created_at: DEFAULT_NOW - DAY_MS }).where('id', '=', 't_cafe').execute();
+    await t.storage.db
+      .updateTable('tasks')
+      .set({ created_at: DEFAULT_NOW - DAY_MS })
+      .where('id', '=', 't_cafe')
+      .execute();
     const res = await call(t.app, 'POST', '/search', { key: RITA, body: { query: 'offsite', days: 2 } });
-    assert.deepEqual(res.json.results.map((r: { timestamp: string }) => r.timestamp), ['2026-11-21T12:00:00.000Z']);
+    assert.deepEqual(
+      res.json.results.map((r: { timestamp: string }) => r.timestamp),
+      ['2026-11-21T12:00:00.000Z'],
+    );
   });
 
   test('a record handed to another user moves with it', async () => {

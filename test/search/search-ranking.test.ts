@@ -69,7 +69,11 @@ const CASES: Case[] = [
     body: { query: 'plan' },
     expected: ['t_planning_poker', 't_plan_sprint', 'a_kube_work_2'],
   },
-  { rule: 'no stemming: "planning" does not match "Plan"', body: { query: 'planning' }, expected: ['t_planning_poker'] },
+  {
+    rule: 'no stemming: "planning" does not match "Plan"',
+    body: { query: 'planning' },
+    expected: ['t_planning_poker'],
+  },
   { rule: 'a longer word is not a prefix: "plans"', body: { query: 'plans' }, expected: [] },
   { rule: 'every word is required', body: { query: 'kubernetes invoice' }, expected: [] },
   { rule: 'diacritics and case are ignored', body: { query: 'cafe MULLER' }, expected: ['t_cafe'] },
@@ -90,7 +94,7 @@ const CASES: Case[] = [
     body: { query: 'review*' },
     expected: ['t_hidden', 'a_rl_scattered', 'a_rl_adjacent', 'a_ops'],
   },
-  { rule: 'the caller\'s hidden task is included', body: { query: 'salary' }, expected: ['a_hidden_1', 't_hidden'] },
+  { rule: "the caller's hidden task is included", body: { query: 'salary' }, expected: ['a_hidden_1', 't_hidden'] },
   {
     rule: 'the window is [now − days × 24 h, now], both ends included',
     body: { query: 'boundary' },
@@ -124,8 +128,13 @@ forEachDialect('search ranking', (dialect) => {
   }
 
   test('matchedFields name the fields holding query words, not context words', async () => {
-    const res = await call(t.app, 'POST', '/search', { key: RITA, body: { query: 'kubernetes', context: 'costs changelog' } });
-    const fields = Object.fromEntries(res.json.results.map((r: { id: string; matchedFields: string[] }) => [r.id, r.matchedFields]));
+    const res = await call(t.app, 'POST', '/search', {
+      key: RITA,
+      body: { query: 'kubernetes', context: 'costs changelog' },
+    });
+    const fields = Object.fromEntries(
+      res.json.results.map((r: { id: string; matchedFields: string[] }) => [r.id, r.matchedFields]),
+    );
     assert.deepEqual(fields, { t_kube: ['title'], t_sync: ['description'], a_kube_notes: ['description'] });
     const both = await call(t.app, 'POST', '/search', { key: RITA, body: { query: 'invoice' } });
     assert.deepEqual(both.json.results[0].matchedFields, ['headline', 'description']);
@@ -134,7 +143,10 @@ forEachDialect('search ranking', (dialect) => {
   test('totalMatches counts before limit; limit keeps the best', async () => {
     const res = await call(t.app, 'POST', '/search', { key: RITA, body: { query: 'standup', limit: 2 } });
     assert.equal(res.json.totalMatches, 3);
-    assert.deepEqual(res.json.results.map((r: { id: string }) => r.id), ['a_standup_3', 'a_standup_2']);
+    assert.deepEqual(
+      res.json.results.map((r: { id: string }) => r.id),
+      ['a_standup_3', 'a_standup_2'],
+    );
     assert.equal(res.json.message, 'Found 3 matches for "standup" in the last 7 days.');
   });
 });

@@ -139,7 +139,11 @@ forEachDialect('search request', (dialect) => {
   const invalid: [string, unknown, string][] = [
     ['empty query', { query: '' }, 'query must not be empty.'],
     ['whitespace-only query', { query: ' \t\n ' }, 'query must not be empty.'],
-    ['query of Unicode whitespace (next line, ideographic space, BOM)', { query: '\u0085\u3000\uFEFF' }, 'query must not be empty.'],
+    [
+      'query of Unicode whitespace (next line, ideographic space, BOM)',
+      { query: '\u0085\u3000\uFEFF' },
+      'query must not be empty.',
+    ],
     ['missing query', { limit: 5 }, 'query must not be empty.'],
     ['empty body', undefined, 'query must not be empty.'],
     ['null query', { query: null }, 'query must not be empty.'],
@@ -156,7 +160,11 @@ forEachDialect('search request', (dialect) => {
     ['days 1.5', { query: 'a', days: 1.5 }, 'days must be an integer between 1 and 30'],
     ['unknown source', { query: 'a', sources: ['tasks', 'emails'] }, 'sources contains an invalid value: "emails"'],
     ['source not a string', { query: 'a', sources: [7] }, 'sources contains an invalid value: 7'],
-    ['sources not an array', { query: 'a', sources: 'tasks' }, 'sources must be a non-empty array of "tasks" and "activity"'],
+    [
+      'sources not an array',
+      { query: 'a', sources: 'tasks' },
+      'sources must be a non-empty array of "tasks" and "activity"',
+    ],
     ['empty sources', { query: 'a', sources: [] }, 'sources must be a non-empty array of "tasks" and "activity"'],
     ['body not an object', [{ query: 'a' }], 'body must be a JSON object'],
   ];
@@ -186,13 +194,26 @@ forEachDialect('search request', (dialect) => {
   test('works on the free plan; needs search:read', async () => {
     assert.equal((await search({ query: 'a' })).status, 200);
     const res = await search({ query: 'a' }, RITA_NO_SEARCH);
-    assert.deepEqual([res.status, res.json], [403, { success: false, error: 'API key missing required scope: search:read', message: 'API key missing required scope: search:read' }]);
+    assert.deepEqual(
+      [res.status, res.json],
+      [
+        403,
+        {
+          success: false,
+          error: 'API key missing required scope: search:read',
+          message: 'API key missing required scope: search:read',
+        },
+      ],
+    );
   });
 
   test('401 before 400, 405 for other methods', async () => {
     const noKey = await call(t.app, 'POST', '/search', { body: { query: '' } });
     assert.deepEqual([noKey.status, noKey.json.error], [401, 'Missing API key']);
     const get = await call(t.app, 'GET', '/search', { key: RITA });
-    assert.deepEqual([get.status, get.json], [405, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' }]);
+    assert.deepEqual(
+      [get.status, get.json],
+      [405, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' }],
+    );
   });
 });

@@ -14,9 +14,18 @@ forEachDialect('fixed queries', (dialect) => {
     database = await createTestDatabase(dialect);
     await database.storage.db
       .insertInto('users')
-      .values(['ada', 'bob', 'cyd'].map((name, i) => ({
-        id: `u_${name}`, email: `${name}@example.com`, name, timezone: 'UTC', plan: 'core', daily_target_minutes: 480, week_start: 'monday', created_at: i,
-      })))
+      .values(
+        ['ada', 'bob', 'cyd'].map((name, i) => ({
+          id: `u_${name}`,
+          email: `${name}@example.com`,
+          name,
+          timezone: 'UTC',
+          plan: 'core',
+          daily_target_minutes: 480,
+          week_start: 'monday',
+          created_at: i,
+        })),
+      )
       .execute();
   });
   after(() => database.drop());
@@ -26,7 +35,13 @@ forEachDialect('fixed queries', (dialect) => {
     db
       .selectFrom('users')
       .select(['id', 'name'])
-      .where((eb) => eb.or([eb('id', '=', id as string), eb('handle', '=', id as string), eb('id', '>', shape === 'after' ? (id as string) : 'u_zzz')]))
+      .where((eb) =>
+        eb.or([
+          eb('id', '=', id as string),
+          eb('handle', '=', id as string),
+          eb('id', '>', shape === 'after' ? (id as string) : 'u_zzz'),
+        ]),
+      )
       .where('email', 'like', '%@example.com')
       .orderBy('id')
       .limit(limit as number),
@@ -42,8 +57,15 @@ forEachDialect('fixed queries', (dialect) => {
       ['u_ada', 'u_bob', 'u_cyd'],
       'another shape is another statement',
     );
-    assert.deepEqual((await USERS.execute(db, 'after', ['u_ada', 1])).map((r) => r.id), ['u_ada']);
-    assert.deepEqual((await USERS.execute(db, 'exact', ['u_bob', 10])).map((r) => r.id), ['u_bob'], 'the first shape again');
+    assert.deepEqual(
+      (await USERS.execute(db, 'after', ['u_ada', 1])).map((r) => r.id),
+      ['u_ada'],
+    );
+    assert.deepEqual(
+      (await USERS.execute(db, 'exact', ['u_bob', 10])).map((r) => r.id),
+      ['u_bob'],
+      'the first shape again',
+    );
   });
 
   test('the same statement text for every call of a shape, with the values as parameters', () => {
@@ -57,8 +79,16 @@ forEachDialect('fixed queries', (dialect) => {
 
   test('a build that changes a value or writes it into the text is refused', () => {
     const db = database.storage.db;
-    const changed = fixedQuery((q, [id]) => q.selectFrom('users').select('id').where('id', '=', `${id as string}!`));
-    assert.throws(() => changed.compile(db, 'x', ['u_ada']), /every value must reach the query as a parameter, unchanged/);
+    const changed = fixedQuery((q, [id]) =>
+      q
+        .selectFrom('users')
+        .select('id')
+        .where('id', '=', `${id as string}!`),
+    );
+    assert.throws(
+      () => changed.compile(db, 'x', ['u_ada']),
+      /every value must reach the query as a parameter, unchanged/,
+    );
     const dropped = fixedQuery((q) => q.selectFrom('users').select('id'));
     assert.throws(() => dropped.compile(db, 'x', ['u_ada']), /every value must reach the query as a parameter/);
   });

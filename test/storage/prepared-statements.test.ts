@@ -16,7 +16,9 @@ if (DIALECTS.includes('postgres')) {
   after(() => database.drop());
 
   const prepared = async () =>
-    (await sql<{ name: string }>`select name from pg_prepared_statements`.execute(database.storage.db)).rows.map((r) => r.name);
+    (await sql<{ name: string }>`select name from pg_prepared_statements`.execute(database.storage.db)).rows.map(
+      (r) => r.name,
+    );
 
   test('a statement run again is prepared once on its connection', async () => {
     const db = database.storage.db;
@@ -26,7 +28,9 @@ if (DIALECTS.includes('postgres')) {
         const rows = await conn.selectFrom('users').select('id').where('id', '=', `u_${i}`).execute();
         assert.deepEqual(rows, []);
       }
-      const names = (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(conn)).rows;
+      const names = (
+        await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(conn)
+      ).rows;
       assert.equal(names.filter((n) => n.statement.includes('from "users"')).length, 1, JSON.stringify(names));
     });
     assert.ok((await prepared()).every((n) => n.startsWith('daybook_')));

@@ -22,7 +22,10 @@ const cli = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'cl
 const ALL_SUMMARIES = 35;
 
 async function summaryCount(storage: Storage): Promise<number> {
-  const row = await storage.db.selectFrom('summaries').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await storage.db
+    .selectFrom('summaries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -43,14 +46,24 @@ describe('generators sharing one PostgreSQL database', { skip: !DIALECTS.include
   test('a summary claimed by another generator is left to it', async () => {
     const other = openStorage(database.url);
     try {
-      const claimed = await withBuildClaim(database.storage, summaryClaimKey('u_zoe', { level: 'day', start: '2026-11-18' }), async () =>
-        generate(other, AFTER_2026),
+      const claimed = await withBuildClaim(
+        database.storage,
+        summaryClaimKey('u_zoe', { level: 'day', start: '2026-11-18' }),
+        async () => generate(other, AFTER_2026),
       );
       assert.ok(claimed.claimed);
       assert.equal(claimed.result.claimedElsewhere, 1);
       assert.equal(claimed.result.built, ALL_SUMMARIES - 1);
-      const day = await other.db.selectFrom('summaries').select('level').where('period_start', '=', '2026-11-18').where('user_id', '=', 'u_zoe').execute();
-      assert.deepEqual(day.map((d) => d.level), []);
+      const day = await other.db
+        .selectFrom('summaries')
+        .select('level')
+        .where('period_start', '=', '2026-11-18')
+        .where('user_id', '=', 'u_zoe')
+        .execute();
+      assert.deepEqual(
+        day.map((d) => d.level),
+        [],
+      );
       // The next run finds it due and builds it.
       assert.equal((await generate(other, AFTER_2026)).built, 1);
     } finally {
@@ -62,7 +75,10 @@ describe('generators sharing one PostgreSQL database', { skip: !DIALECTS.include
     const pools = [openStorage(database.url), openStorage(database.url), openStorage(database.url)];
     try {
       const runs = await Promise.all(pools.map((storage) => generate(storage, AFTER_2026)));
-      assert.equal(runs.reduce((n, r) => n + r.built, 0), ALL_SUMMARIES);
+      assert.equal(
+        runs.reduce((n, r) => n + r.built, 0),
+        ALL_SUMMARIES,
+      );
       for (const r of runs) assert.equal(r.built + r.current + r.claimedElsewhere, ALL_SUMMARIES);
       assert.equal(await summaryCount(database.storage), ALL_SUMMARIES);
     } finally {
@@ -76,7 +92,10 @@ describe('generators sharing one PostgreSQL database', { skip: !DIALECTS.include
     const args = [cli, 'summaries', 'generate', '--until', '2026-10-31'];
     const outputs = await Promise.all([run(process.execPath, args, { env }), run(process.execPath, args, { env })]);
     const built = outputs.map(({ stdout }) => {
-      const match = /^built (\d+) summar(?:y|ies) for 5 users in [\d.]+ s \(\d+ already current, 0 removed, \d+ built by another process\)$/m.exec(stdout);
+      const match =
+        /^built (\d+) summar(?:y|ies) for 5 users in [\d.]+ s \(\d+ already current, 0 removed, \d+ built by another process\)$/m.exec(
+          stdout,
+        );
       assert.ok(match, stdout);
       return Number(match[1]);
     });

@@ -39,20 +39,36 @@ forEachDialect('summaries when a timezone changes', (dialect) => {
       { id: 'a2', userId: 'u_tz', start: '2026-11-21T12:00:00Z', durationMinutes: 30, headline: 'two' },
       { id: 'a3', userId: 'u_tz', start: '2026-11-22T09:00:00Z', durationMinutes: 50, headline: 'three' },
     ];
-    const t: TestApp = await createTestApp(dialect, { dataset: files.write(`tz-${dialect}.json`, { version: 1, users: [user], activities, apiKeys }), now });
+    const t: TestApp = await createTestApp(dialect, {
+      dataset: files.write(`tz-${dialect}.json`, { version: 1, users: [user], activities, apiKeys }),
+      now,
+    });
     try {
       await generate(t.storage, now);
       const day = await fetchMessage(t.app, KEY, { date: '2026-11-22', format: 'text' });
       assert.equal(day.status, 200, 'the 22nd has ended in Kiritimati');
 
-      await importDataset(t.storage, files.write(`tz-move-${dialect}.json`, { version: 1, users: [{ ...user, timezone: 'Pacific/Honolulu' }] }), { now: () => now + 60 * SECOND });
+      await importDataset(
+        t.storage,
+        files.write(`tz-move-${dialect}.json`, { version: 1, users: [{ ...user, timezone: 'Pacific/Honolulu' }] }),
+        { now: () => now + 60 * SECOND },
+      );
       t.setNow(now + 60 * SECOND);
       const after = await fetchMessage(t.app, KEY, { date: '2026-11-22', format: 'text' });
-      assert.deepEqual([after.status, after.json.error], [404, 'No summary exists for this date and level yet.'], 'the 22nd has not ended in Honolulu');
+      assert.deepEqual(
+        [after.status, after.json.error],
+        [404, 'No summary exists for this date and level yet.'],
+        'the 22nd has not ended in Honolulu',
+      );
 
       await generate(t.storage, now + 120 * SECOND);
-      const stored = (await summaryStamps(t.storage.db, 'u_tz')).map((s) => `${s.level} ${s.periodStart}..${s.periodEnd}`);
-      assert.ok(stored.every((s) => s.split('..')[1]! <= '2026-11-21'), `nothing that ends after the 21st is kept: ${stored.join(', ')}`);
+      const stored = (await summaryStamps(t.storage.db, 'u_tz')).map(
+        (s) => `${s.level} ${s.periodStart}..${s.periodEnd}`,
+      );
+      assert.ok(
+        stored.every((s) => s.split('..')[1]! <= '2026-11-21'),
+        `nothing that ends after the 21st is kept: ${stored.join(', ')}`,
+      );
       // In Honolulu the 22nd's activity (09:00Z) is on the 21st, with the 21st's (12:00Z).
       const day21 = await fetchMessage(t.app, KEY, { date: '2026-11-21', format: 'text' });
       assert.equal(day21.status, 200, day21.body);
@@ -71,21 +87,29 @@ forEachDialect('summaries when a timezone changes', (dialect) => {
       { id: 'b2', userId: 'u_tz', start: '2026-11-12T12:00:00Z', durationMinutes: 20, headline: 'week one' },
       { id: 'b3', userId: 'u_tz', start: '2026-11-18T12:00:00Z', durationMinutes: 10, headline: 'week two' },
     ];
-    const t: TestApp = await createTestApp(dialect, { dataset: files.write(`race-${dialect}.json`, { version: 1, users: [user], activities, apiKeys }), now: t0 - 60 * SECOND });
+    const t: TestApp = await createTestApp(dialect, {
+      dataset: files.write(`race-${dialect}.json`, { version: 1, users: [user], activities, apiKeys }),
+      now: t0 - 60 * SECOND,
+    });
     try {
       // The import's clock: its start, the moment it finishes (stamps the changed days) and
       // after its commit. A summary run whose clock fell between the last two read the data as
       // it was before the commit: it runs here first, on the old data, stamped t0 + 7 s.
       await generate(t.storage, t0 + 7 * SECOND);
-      const week = async () => (await fetchMessage(t.app, KEY, { date: '2026-11-16', level: 'week', format: 'text' })).json.content as string;
+      const week = async () =>
+        (await fetchMessage(t.app, KEY, { date: '2026-11-16', level: 'week', format: 'text' })).json.content as string;
       t.setNow(t0 + 60 * SECOND);
       assert.match(await week(), /^10 min tracked/m, 'the week of the 16th before the move');
 
       const clock = [t0, t0 + 5 * SECOND, t0 + 10 * SECOND];
       // Berlin: 23:30Z on Sunday the 15th is Monday the 16th there.
-      await importDataset(t.storage, files.write(`race-move-${dialect}.json`, { version: 1, users: [{ ...user, timezone: 'Europe/Berlin' }] }), {
-        now: () => clock.shift() ?? t0 + 10 * SECOND,
-      });
+      await importDataset(
+        t.storage,
+        files.write(`race-move-${dialect}.json`, { version: 1, users: [{ ...user, timezone: 'Europe/Berlin' }] }),
+        {
+          now: () => clock.shift() ?? t0 + 10 * SECOND,
+        },
+      );
       await generate(t.storage, t0 + 60 * SECOND);
       assert.match(await week(), /^40 min tracked/m, 'rebuilt with the activity that moved into the week');
     } finally {
@@ -121,7 +145,10 @@ forEachDialect('summaries of fractional minutes', (dialect) => {
     ];
     const users = [{ id: 'u_tz', email: 'tz@example.com', plan: 'core' }];
     const apiKeys = [{ userId: 'u_tz', name: 'k', key: KEY, scopes: ['summaries:read'] }];
-    t = await createTestApp(dialect, { dataset: files.write(`fractions-${dialect}.json`, { version: 1, users, tasks, activities, apiKeys }), now });
+    t = await createTestApp(dialect, {
+      dataset: files.write(`fractions-${dialect}.json`, { version: 1, users, tasks, activities, apiKeys }),
+      now,
+    });
     await generate(t.storage, now);
   });
   after(async () => {

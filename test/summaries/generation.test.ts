@@ -46,11 +46,27 @@ forEachDialect('summary generation', (dialect) => {
     const stats = await generate(t.storage, AFTER_2026);
     assert.deepEqual(stats, { users: 1, built: ZOE_SUMMARIES, current: 0, removed: 0, claimedElsewhere: 0 });
     assert.deepEqual(keysOf(await stored(t.storage)), [
-      'day:2025-12-30', 'day:2026-08-12', 'day:2026-10-05', 'day:2026-11-10', 'day:2026-11-16', 'day:2026-11-17', 'day:2026-11-18',
-      'month:2025-12-01', 'month:2026-08-01', 'month:2026-10-01', 'month:2026-11-01',
-      'quarter:2025-10-01', 'quarter:2026-07-01', 'quarter:2026-10-01',
-      'week:2025-12-29', 'week:2026-08-10', 'week:2026-10-05', 'week:2026-11-09', 'week:2026-11-16',
-      'year:2025-01-01', 'year:2026-01-01',
+      'day:2025-12-30',
+      'day:2026-08-12',
+      'day:2026-10-05',
+      'day:2026-11-10',
+      'day:2026-11-16',
+      'day:2026-11-17',
+      'day:2026-11-18',
+      'month:2025-12-01',
+      'month:2026-08-01',
+      'month:2026-10-01',
+      'month:2026-11-01',
+      'quarter:2025-10-01',
+      'quarter:2026-07-01',
+      'quarter:2026-10-01',
+      'week:2025-12-29',
+      'week:2026-08-10',
+      'week:2026-10-05',
+      'week:2026-11-09',
+      'week:2026-11-16',
+      'year:2025-01-01',
+      'year:2026-01-01',
     ]);
     const week = (await stored(t.storage)).find((r) => r.level === 'week' && r.period_start === '2026-11-16')!;
     assert.equal(week.period_end, '2026-11-22');
@@ -90,13 +106,26 @@ forEachDialect('summary generation', (dialect) => {
     assert.equal(stats.built, 6);
     const after = await stored(t.storage);
     const rebuilt = after.filter((row, i) => row.built_at !== before[i]!.built_at);
-    assert.deepEqual(keysOf(rebuilt), ['day:2026-11-17', 'day:2026-11-18', 'month:2026-11-01', 'quarter:2026-10-01', 'week:2026-11-16', 'year:2026-01-01']);
+    assert.deepEqual(keysOf(rebuilt), [
+      'day:2026-11-17',
+      'day:2026-11-18',
+      'month:2026-11-01',
+      'quarter:2026-10-01',
+      'week:2026-11-16',
+      'year:2026-01-01',
+    ]);
 
     const day = await fetchMessage(t.app, ZOE.summaries, { date: '2026-11-17', format: 'text' });
     assert.match(day.json.content, /^2 h 50 min tracked$/m);
     const next = await fetchMessage(t.app, ZOE.summaries, { date: '2026-11-18', format: 'text' });
     assert.match(next.json.content, /^-1 h 15 min compared with the previous day \(2 h 50 min\)$/m);
-    assert.deepEqual(await generate(t.storage, importedAt + 120_000), { users: 1, built: 0, current: ZOE_SUMMARIES, removed: 0, claimedElsewhere: 0 });
+    assert.deepEqual(await generate(t.storage, importedAt + 120_000), {
+      users: 1,
+      built: 0,
+      current: ZOE_SUMMARIES,
+      removed: 0,
+      claimedElsewhere: 0,
+    });
   });
 
   test('a late import into a past day without a summary builds it', async () => {

@@ -45,7 +45,8 @@ forEachDialect('summary golden files', (dialect) => {
         assert.equal(res.json.level, level);
         assert.equal(res.json.format, format);
         assert.equal(res.json.metadata.subject, SUBJECTS[level]);
-        const content = typeof res.json.content === 'string' ? res.json.content : `${JSON.stringify(res.json.content, null, 2)}\n`;
+        const content =
+          typeof res.json.content === 'string' ? res.json.content : `${JSON.stringify(res.json.content, null, 2)}\n`;
         matchesGolden(`${level}.${EXTENSION[format]}`, content);
       });
     }
@@ -61,7 +62,20 @@ forEachDialect('summary golden files', (dialect) => {
     assert.match(html, /Good start &amp; &lt;b&gt;focus&lt;\/b&gt;/);
     // The only tags are the fragment's own.
     const tags = new Set([...html.matchAll(/<\/?([a-z0-9]+)/g)].map((m) => m[1]));
-    assert.deepEqual([...tags].sort(), ['br', 'dd', 'dl', 'dt', 'h2', 'h3', 'p', 'section', 'strong', 'table', 'td', 'tr']);
+    assert.deepEqual([...tags].sort(), [
+      'br',
+      'dd',
+      'dl',
+      'dt',
+      'h2',
+      'h3',
+      'p',
+      'section',
+      'strong',
+      'table',
+      'td',
+      'tr',
+    ]);
   });
 
   test('Slack mrkdwn escapes &, < and >; Discord escapes its markdown', async () => {

@@ -33,10 +33,22 @@ function writeDataset(dir: string): string {
     lines.push({ type: 'category', id: `c_many_${c}`, name: `Category ${c} & <more> ${'c'.repeat(75)}`, emoji: '🧪' });
   }
   for (let p = 0; p < PROJECTS; p++) {
-    lines.push({ type: 'project', id: `p_many_${p}`, name: `Project ${p} & <co> ${'p'.repeat(80)}`, createdBy: 'u_many' });
+    lines.push({
+      type: 'project',
+      id: `p_many_${p}`,
+      name: `Project ${p} & <co> ${'p'.repeat(80)}`,
+      createdBy: 'u_many',
+    });
   }
   for (let i = 0; i < TASKS; i++) {
-    lines.push({ type: 'task', id: `k_many_${i}`, userId: 'u_many', date: '2026-11-18', title: title(i), projectId: `p_many_${i % PROJECTS}` });
+    lines.push({
+      type: 'task',
+      id: `k_many_${i}`,
+      userId: 'u_many',
+      date: '2026-11-18',
+      title: title(i),
+      projectId: `p_many_${i % PROJECTS}`,
+    });
   }
   const dayStart = Date.parse('2026-11-18T00:00:00Z');
   for (let i = 0; i < TASKS; i++) {
@@ -52,7 +64,12 @@ function writeDataset(dir: string): string {
     });
   }
   for (let d = 16; d <= 22; d++) {
-    lines.push({ type: 'dayComment', userId: 'u_many', date: `2026-11-${d}`, comment: `Comment ${d} <&> *`.padEnd(5000, ' long comment') });
+    lines.push({
+      type: 'dayComment',
+      userId: 'u_many',
+      date: `2026-11-${d}`,
+      comment: `Comment ${d} <&> *`.padEnd(5000, ' long comment'),
+    });
   }
   const file = join(dir, 'many.ndjson');
   writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
@@ -112,8 +129,12 @@ forEachDialect('summaries inside the platform limits', (dialect) => {
       assert.equal(bulletCount(embed.description) + hidden, TASKS);
       const projects = embed.fields.find((f: { name: string }) => f.name === 'Projects').value;
       assert.equal(bulletCount(projects) + (leftOut(projects) ?? 0), PROJECTS);
-      const total = [embed.title, embed.description, embed.footer.text, ...embed.fields.flatMap((f: { name: string; value: string }) => [f.name, f.value])]
-        .reduce((n: number, s: string) => n + s.length, 0);
+      const total = [
+        embed.title,
+        embed.description,
+        embed.footer.text,
+        ...embed.fields.flatMap((f: { name: string; value: string }) => [f.name, f.value]),
+      ].reduce((n: number, s: string) => n + s.length, 0);
       assert.ok(total <= 6000, `${total} characters`);
       // The room left by the other parts goes to the tasks.
       assert.ok(total > 5500, `${total} characters`);
@@ -141,17 +162,35 @@ test('the validators reject what the platforms reject', () => {
   assert.equal(slackBlockProblems([section('a <script> & b')]).length, 1);
   assert.equal(slackBlockProblems([section('AT&T')]).length, 1);
   assert.equal(slackBlockProblems([{ type: 'section' }]).length, 1);
-  assert.equal(slackBlockProblems([{ type: 'section', fields: Array.from({ length: 11 }, () => ({ type: 'mrkdwn', text: 'x' })) }]).length, 1);
-  assert.equal(slackBlockProblems([{ type: 'context', elements: Array.from({ length: 11 }, () => ({ type: 'mrkdwn', text: 'x' })) }]).length, 1);
+  assert.equal(
+    slackBlockProblems([{ type: 'section', fields: Array.from({ length: 11 }, () => ({ type: 'mrkdwn', text: 'x' })) }])
+      .length,
+    1,
+  );
+  assert.equal(
+    slackBlockProblems([
+      { type: 'context', elements: Array.from({ length: 11 }, () => ({ type: 'mrkdwn', text: 'x' })) },
+    ]).length,
+    1,
+  );
   assert.equal(slackBlockProblems([{ type: 'divider', text: 'no' }]).length, 1);
   assert.equal(slackBlockProblems([{ type: 'carousel' }]).length, 1);
   assert.equal(slackBlockProblems({ type: 'section' }).length, 1);
 
-  const embed = { title: 't', description: 'd', color: 0x6c63ff, fields: [{ name: 'n', value: 'v', inline: true }], footer: { text: 'f' } };
+  const embed = {
+    title: 't',
+    description: 'd',
+    color: 0x6c63ff,
+    fields: [{ name: 'n', value: 'v', inline: true }],
+    footer: { text: 'f' },
+  };
   assert.deepEqual(discordEmbedProblems(embed), []);
   assert.equal(discordEmbedProblems({ ...embed, title: 'x'.repeat(257) }).length, 1);
   assert.equal(discordEmbedProblems({ ...embed, description: 'x'.repeat(4097) }).length, 1);
-  assert.equal(discordEmbedProblems({ ...embed, fields: Array.from({ length: 26 }, () => ({ name: 'n', value: 'v' })) }).length, 1);
+  assert.equal(
+    discordEmbedProblems({ ...embed, fields: Array.from({ length: 26 }, () => ({ name: 'n', value: 'v' })) }).length,
+    1,
+  );
   assert.equal(discordEmbedProblems({ ...embed, fields: [{ name: 'x'.repeat(257), value: 'v' }] }).length, 1);
   assert.equal(discordEmbedProblems({ ...embed, fields: [{ name: 'n', value: 'x'.repeat(1025) }] }).length, 1);
   assert.equal(discordEmbedProblems({ ...embed, fields: [{ name: 'n', value: '' }] }).length, 1);
@@ -161,7 +200,10 @@ test('the validators reject what the platforms reject', () => {
   const crowded = {
     title: 'x'.repeat(256),
     description: 'x'.repeat(4096),
-    fields: [{ name: 'n', value: 'x'.repeat(1024) }, { name: 'n', value: 'x'.repeat(1024) }],
+    fields: [
+      { name: 'n', value: 'x'.repeat(1024) },
+      { name: 'n', value: 'x'.repeat(1024) },
+    ],
   };
   assert.deepEqual(discordEmbedProblems(crowded), ['embed: 6402 characters of text in all, allowed 6000']);
   assert.equal(discordEmbedProblems({ ...embed, thumbnailUrl: 'x' }).length, 1);

@@ -5,7 +5,11 @@ import { importDataset } from '../../src/dataset/import.ts';
 import { EXAMPLE, KEYS, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
 import { SUMMARIES_FIXTURE, ZOE, fetchMessage, generate } from './support.ts';
 
-const NO_SUMMARY = { success: false, error: 'No summary exists for this date and level yet.', message: 'No summary exists for this date and level yet.' };
+const NO_SUMMARY = {
+  success: false,
+  error: 'No summary exists for this date and level yet.',
+  message: 'No summary exists for this date and level yet.',
+};
 /** Thursday 2026-11-19, 12:00 in Los Angeles (u_zoe's timezone). */
 const NOV_19_NOON_LA = Date.parse('2026-11-19T20:00:00Z');
 
@@ -74,26 +78,53 @@ forEachDialect('/message', (dialect) => {
   for (const date of ['2026-11-1', '2026/11/18', '18.11.2026', '2026-02-30', 'yesterday', '']) {
     test(`date "${date}" is a 400 naming the field and the value`, async () => {
       const res = await fetchMessage(t.app, ZOE.summaries, { date });
-      assert.deepEqual([res.status, res.json], [400, { success: false, error: `date must be a date in the form YYYY-MM-DD (got "${date}")`, message: `date must be a date in the form YYYY-MM-DD (got "${date}")` }]);
+      assert.deepEqual(
+        [res.status, res.json],
+        [
+          400,
+          {
+            success: false,
+            error: `date must be a date in the form YYYY-MM-DD (got "${date}")`,
+            message: `date must be a date in the form YYYY-MM-DD (got "${date}")`,
+          },
+        ],
+      );
     });
   }
 
   test('a date that is not a string in a POST body is a 400', async () => {
     const res = await call(t.app, 'POST', '/message', { key: ZOE.summaries, body: { date: 20261118 } });
-    assert.deepEqual([res.status, res.json], [400, { success: false, error: 'date must be of type string', message: 'date must be of type string' }]);
+    assert.deepEqual(
+      [res.status, res.json],
+      [400, { success: false, error: 'date must be of type string', message: 'date must be of type string' }],
+    );
   });
 
   test('an unknown level or format is a 400 naming the field and the value', async () => {
     const level = await fetchMessage(t.app, ZOE.summaries, { date: '2026-11-18', level: 'decade' });
-    assert.deepEqual([level.status, level.json], [
-      400,
-      { success: false, error: 'level must be one of day, week, month, quarter, year (got "decade")', message: 'level must be one of day, week, month, quarter, year (got "decade")' },
-    ]);
+    assert.deepEqual(
+      [level.status, level.json],
+      [
+        400,
+        {
+          success: false,
+          error: 'level must be one of day, week, month, quarter, year (got "decade")',
+          message: 'level must be one of day, week, month, quarter, year (got "decade")',
+        },
+      ],
+    );
     const format = await fetchMessage(t.app, ZOE.summaries, { date: '2026-11-18', format: 'pdf' }, 'POST');
-    assert.deepEqual([format.status, format.json], [
-      400,
-      { success: false, error: 'format must be one of html, text, slack, discord (got "pdf")', message: 'format must be one of html, text, slack, discord (got "pdf")' },
-    ]);
+    assert.deepEqual(
+      [format.status, format.json],
+      [
+        400,
+        {
+          success: false,
+          error: 'format must be one of html, text, slack, discord (got "pdf")',
+          message: 'format must be one of html, text, slack, discord (got "pdf")',
+        },
+      ],
+    );
     const upper = await fetchMessage(t.app, ZOE.summaries, { date: '2026-11-18', level: 'DAY' });
     assert.equal(upper.status, 400);
   });
@@ -119,13 +150,27 @@ forEachDialect('/message', (dialect) => {
     const reports = await fetchMessage(t.app, ZOE.reports, { date: '2026-11-18' });
     assert.equal(reports.status, 200, reports.body);
     const userOnly = await fetchMessage(t.app, ZOE.userOnly, { date: '2026-11-18' });
-    assert.deepEqual([userOnly.status, userOnly.json], [403, { success: false, error: 'API key missing required scope: summaries:read', message: 'API key missing required scope: summaries:read' }]);
+    assert.deepEqual(
+      [userOnly.status, userOnly.json],
+      [
+        403,
+        {
+          success: false,
+          error: 'API key missing required scope: summaries:read',
+          message: 'API key missing required scope: summaries:read',
+        },
+      ],
+    );
     const post = await call(t.app, 'POST', '/message', { key: ZOE.userOnly, body: { date: 'not a date' } });
     assert.equal(post.status, 403);
   });
 
   test('works on the free plan', async () => {
-    const plan = await t.storage.db.selectFrom('users').select('plan').where('id', '=', 'u_zoe').executeTakeFirstOrThrow();
+    const plan = await t.storage.db
+      .selectFrom('users')
+      .select('plan')
+      .where('id', '=', 'u_zoe')
+      .executeTakeFirstOrThrow();
     assert.equal(plan.plan, 'free');
     assert.equal((await fetchMessage(t.app, ZOE.summaries, { date: '2026-11-18' })).status, 200);
     const carol = await fetchMessage(t.app, KEYS.carolFree, { date: '2026-11-18' });
@@ -133,10 +178,17 @@ forEachDialect('/message', (dialect) => {
   });
 
   test('401 without a key, 405 for other methods', async () => {
-    assert.deepEqual((await call(t.app, 'GET', '/message')).json, { success: false, error: 'Missing API key', message: 'Missing API key' });
+    assert.deepEqual((await call(t.app, 'GET', '/message')).json, {
+      success: false,
+      error: 'Missing API key',
+      message: 'Missing API key',
+    });
     for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
       const res = await call(t.app, method, '/message', { key: ZOE.summaries });
-      assert.deepEqual([res.status, res.json], [405, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' }]);
+      assert.deepEqual(
+        [res.status, res.json],
+        [405, { success: false, error: 'Method Not Allowed', message: 'Method Not Allowed' }],
+      );
     }
   });
 
@@ -158,7 +210,7 @@ forEachDialect('/message', (dialect) => {
   });
 });
 
-forEachDialect('/message in the caller\'s calendar', (dialect) => {
+forEachDialect("/message in the caller's calendar", (dialect) => {
   let t: TestApp;
   /** 2026-11-19 07:00 UTC is still Nov 18 (23:00) in Los Angeles. */
   const LATE_NOV_18_LA = Date.parse('2026-11-19T07:00:00Z');
@@ -198,6 +250,9 @@ forEachDialect('/message in the caller\'s calendar', (dialect) => {
       .orderBy('period_start')
       .execute();
     // The Monday weeks are gone; only Sunday weeks remain.
-    assert.deepEqual(weeks.map((w) => w.period_start), ['2026-11-08', '2026-11-15']);
+    assert.deepEqual(
+      weeks.map((w) => w.period_start),
+      ['2026-11-08', '2026-11-15'],
+    );
   });
 });

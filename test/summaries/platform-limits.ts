@@ -16,10 +16,12 @@ import assert from 'node:assert/strict';
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function unknownKeys(value: Json, allowed: string[], where: string, problems: string[]): void {
-  for (const key of Object.keys(value)) if (!allowed.includes(key)) problems.push(`${where}: unexpected property "${key}"`);
+  for (const key of Object.keys(value))
+    if (!allowed.includes(key)) problems.push(`${where}: unexpected property "${key}"`);
 }
 
 function checkLength(text: unknown, min: number, max: number, where: string, problems: string[]): void {
@@ -35,7 +37,8 @@ function checkSlackText(value: unknown, max: number, where: string, problems: st
     problems.push(`${where}: must be a text object`);
     return;
   }
-  if (value.type !== 'plain_text' && value.type !== 'mrkdwn') problems.push(`${where}.type: must be plain_text or mrkdwn`);
+  if (value.type !== 'plain_text' && value.type !== 'mrkdwn')
+    problems.push(`${where}.type: must be plain_text or mrkdwn`);
   if (only && value.type !== only) problems.push(`${where}.type: must be ${only}`);
   unknownKeys(value, ['type', 'text', value.type === 'plain_text' ? 'emoji' : 'verbatim'], where, problems);
   if ('emoji' in value && typeof value.emoji !== 'boolean') problems.push(`${where}.emoji: must be a boolean`);
@@ -70,7 +73,8 @@ export function slackBlockProblems(blocks: unknown): string[] {
           if (!Array.isArray(block.fields) || block.fields.length < 1 || block.fields.length > 10) {
             problems.push(`${where}.fields: must hold 1–10 text objects`);
           } else {
-            for (const [j, field] of block.fields.entries()) checkSlackText(field, 2000, `${where}.fields[${j}]`, problems);
+            for (const [j, field] of block.fields.entries())
+              checkSlackText(field, 2000, `${where}.fields[${j}]`, problems);
           }
         }
         break;
@@ -82,7 +86,8 @@ export function slackBlockProblems(blocks: unknown): string[] {
         if (!Array.isArray(block.elements) || block.elements.length < 1 || block.elements.length > 10) {
           problems.push(`${where}.elements: must hold 1–10 elements`);
         } else {
-          for (const [j, element] of block.elements.entries()) checkSlackText(element, 3000, `${where}.elements[${j}]`, problems);
+          for (const [j, element] of block.elements.entries())
+            checkSlackText(element, 3000, `${where}.elements[${j}]`, problems);
         }
         break;
       default:
@@ -97,7 +102,21 @@ export function discordEmbedProblems(embed: unknown): string[] {
   if (!isObject(embed)) return ['embed: must be an object'];
   unknownKeys(
     embed,
-    ['title', 'type', 'description', 'url', 'timestamp', 'color', 'footer', 'image', 'thumbnail', 'video', 'provider', 'author', 'fields'],
+    [
+      'title',
+      'type',
+      'description',
+      'url',
+      'timestamp',
+      'color',
+      'footer',
+      'image',
+      'thumbnail',
+      'video',
+      'provider',
+      'author',
+      'fields',
+    ],
     'embed',
     problems,
   );
@@ -108,10 +127,16 @@ export function discordEmbedProblems(embed: unknown): string[] {
   };
   if (embed.title !== undefined) text(embed.title, 1, 256, 'embed.title');
   if (embed.description !== undefined) text(embed.description, 1, 4096, 'embed.description');
-  if (embed.color !== undefined && !(Number.isInteger(embed.color) && (embed.color as number) >= 0 && (embed.color as number) <= 0xffffff)) {
+  if (
+    embed.color !== undefined &&
+    !(Number.isInteger(embed.color) && (embed.color as number) >= 0 && (embed.color as number) <= 0xffffff)
+  ) {
     problems.push('embed.color: must be an integer 0–0xFFFFFF');
   }
-  if (embed.timestamp !== undefined && (typeof embed.timestamp !== 'string' || Number.isNaN(Date.parse(embed.timestamp)))) {
+  if (
+    embed.timestamp !== undefined &&
+    (typeof embed.timestamp !== 'string' || Number.isNaN(Date.parse(embed.timestamp)))
+  ) {
     problems.push('embed.timestamp: must be an ISO 8601 timestamp');
   }
   if (embed.fields !== undefined) {
@@ -127,7 +152,8 @@ export function discordEmbedProblems(embed: unknown): string[] {
         unknownKeys(field, ['name', 'value', 'inline'], where, problems);
         text(field.name, 1, 256, `${where}.name`);
         text(field.value, 1, 1024, `${where}.value`);
-        if (field.inline !== undefined && typeof field.inline !== 'boolean') problems.push(`${where}.inline: must be a boolean`);
+        if (field.inline !== undefined && typeof field.inline !== 'boolean')
+          problems.push(`${where}.inline: must be a boolean`);
       });
     }
   }

@@ -25,9 +25,32 @@ const world = {
     { id: 'k_rn', userId: 'u_rn', date: '2026-11-10', title: 'Old title', projectId: 'p_rn' },
   ],
   activities: [
-    { id: 'a_rn1', userId: 'u_rn', start: '2026-11-16T09:00:00Z', durationMinutes: 60, headline: 'plan', categoryId: 'c_rn', projectId: 'p_rn' },
-    { id: 'a_rn3', userId: 'u_rn', start: '2026-11-16T10:00:00Z', durationMinutes: 30, headline: 'plan', categoryId: 'c_rn', projectId: 'p_rn' },
-    { id: 'a_rn2', userId: 'u_rn', start: '2026-11-17T09:00:00Z', durationMinutes: 20, headline: 'work', taskId: 'k_rn' },
+    {
+      id: 'a_rn1',
+      userId: 'u_rn',
+      start: '2026-11-16T09:00:00Z',
+      durationMinutes: 60,
+      headline: 'plan',
+      categoryId: 'c_rn',
+      projectId: 'p_rn',
+    },
+    {
+      id: 'a_rn3',
+      userId: 'u_rn',
+      start: '2026-11-16T10:00:00Z',
+      durationMinutes: 30,
+      headline: 'plan',
+      categoryId: 'c_rn',
+      projectId: 'p_rn',
+    },
+    {
+      id: 'a_rn2',
+      userId: 'u_rn',
+      start: '2026-11-17T09:00:00Z',
+      durationMinutes: 20,
+      headline: 'work',
+      taskId: 'k_rn',
+    },
   ],
   apiKeys: [{ userId: 'u_rn', name: 'k', key: KEY, scopes: ['summaries:read', 'projects:write'] }],
 };
@@ -77,7 +100,11 @@ forEachDialect('summaries after renames', (dialect) => {
   });
 
   test('an import that changes nothing shown leaves the summaries current', async () => {
-    const same = { version: 1, categories: [{ id: 'c_rn', name: 'Meetings', emoji: '📅' }], projects: [{ id: 'p_rn', name: 'Alpha Renamed', createdBy: 'u_rn', description: 'new text' }] };
+    const same = {
+      version: 1,
+      categories: [{ id: 'c_rn', name: 'Meetings', emoji: '📅' }],
+      projects: [{ id: 'p_rn', name: 'Alpha Renamed', createdBy: 'u_rn', description: 'new text' }],
+    };
     await importDataset(t.storage, files.write(`renames-same-${dialect}.json`, same), { now: () => NOW + 3 * HOUR });
     const stats = await generate(t.storage, NOW + 4 * HOUR);
     assert.equal(stats.built, 0, JSON.stringify(stats));
@@ -101,4 +128,3 @@ forEachDialect('summaries after renames', (dialect) => {
     assert.equal(res.json.metadata.subject, "*Re_na*'s daily summary: Nov 16");
   });
 });
-

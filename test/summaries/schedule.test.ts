@@ -18,7 +18,10 @@ import { AFTER_2026, SUMMARIES_FIXTURE, ZOE } from './support.ts';
 const importedAt = () => Date.parse('2026-11-01T00:00:00Z');
 
 async function summaryCount(t: TestApp): Promise<number> {
-  const row = await t.storage.db.selectFrom('summaries').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await t.storage.db
+    .selectFrom('summaries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -31,7 +34,12 @@ forEachDialect('the summary scheduler', (dialect) => {
 
   test('an interval of 0 disables it', async () => {
     const runs: GenerateStats[] = [];
-    const scheduler = startSummaryScheduler({ storage: t.storage, intervalSeconds: 0, now: () => AFTER_2026, onRun: (s) => runs.push(s) });
+    const scheduler = startSummaryScheduler({
+      storage: t.storage,
+      intervalSeconds: 0,
+      now: () => AFTER_2026,
+      onRun: (s) => runs.push(s),
+    });
     await new Promise((resolve) => setTimeout(resolve, 50));
     await scheduler.stop();
     assert.deepEqual(runs, []);
@@ -40,7 +48,12 @@ forEachDialect('the summary scheduler', (dialect) => {
 
   test('it runs at start; stopping ends the run after the summary in progress, and the rest stays due', async () => {
     const runs: GenerateStats[] = [];
-    const scheduler = startSummaryScheduler({ storage: t.storage, intervalSeconds: 3600, now: () => AFTER_2026, onRun: (s) => runs.push(s) });
+    const scheduler = startSummaryScheduler({
+      storage: t.storage,
+      intervalSeconds: 3600,
+      now: () => AFTER_2026,
+      onRun: (s) => runs.push(s),
+    });
     await scheduler.stop();
     assert.equal(runs.length, 1);
     // A shutdown does not wait for the whole run: what was built is whole, the rest is due.
@@ -97,10 +110,16 @@ describe('daybook serve and daybook summaries generate', () => {
     const args = ['summaries', 'generate', '--user', 'u_zoe', '--until', '2026-10-31'];
     const first = await runDaybook(args, env);
     assert.equal(first.code, 0, first.stderr);
-    assert.match(first.stdout, /^built 12 summaries for 1 user in [\d.]+ s \(0 already current, 0 removed, 0 built by another process\)$/m);
+    assert.match(
+      first.stdout,
+      /^built 12 summaries for 1 user in [\d.]+ s \(0 already current, 0 removed, 0 built by another process\)$/m,
+    );
     const second = await runDaybook(args, env);
     assert.equal(second.code, 0, second.stderr);
-    assert.match(second.stdout, /^built 0 summaries for 1 user in [\d.]+ s \(12 already current, 0 removed, 0 built by another process\)$/m);
+    assert.match(
+      second.stdout,
+      /^built 0 summaries for 1 user in [\d.]+ s \(12 already current, 0 removed, 0 built by another process\)$/m,
+    );
   });
 
   test('daybook serve generates on its schedule, and /message finds the summary', async () => {
@@ -115,7 +134,9 @@ describe('daybook serve and daybook summaries generate', () => {
     try {
       let res: Response | undefined;
       for (let attempt = 0; attempt < 100; attempt++) {
-        res = await fetch(`${server.url}/message?date=2026-11-18&format=text`, { headers: { 'x-api-key': ZOE.summaries } });
+        res = await fetch(`${server.url}/message?date=2026-11-18&format=text`, {
+          headers: { 'x-api-key': ZOE.summaries },
+        });
         if (res.status !== 404) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }

@@ -18,7 +18,11 @@ export const ZOE = {
 /** 2027-01-05 12:00 in Los Angeles: every period of 2026 has ended for u_zoe. */
 export const AFTER_2026 = Date.parse('2027-01-05T20:00:00Z');
 
-export function generate(storage: Storage, now: number, options: Omit<GenerateOptions, 'now'> = {}): Promise<GenerateStats> {
+export function generate(
+  storage: Storage,
+  now: number,
+  options: Omit<GenerateOptions, 'now'> = {},
+): Promise<GenerateStats> {
   return generateSummaries(storage, { ...options, now });
 }
 
@@ -34,7 +38,9 @@ export async function fetchMessage(
 ) {
   const res =
     method === 'GET'
-      ? await call(app, 'GET', `/message${Object.keys(params).length ? `?${new URLSearchParams(params)}` : ''}`, { key })
+      ? await call(app, 'GET', `/message${Object.keys(params).length ? `?${new URLSearchParams(params)}` : ''}`, {
+          key,
+        })
       : await call(app, 'POST', '/message', { key, body: params });
   if (res.status === 200 && res.json.format === 'slack') assertValidSlackBlocks(res.json.content);
   if (res.status === 200 && res.json.format === 'discord') assertValidDiscordEmbed(res.json.content);

@@ -40,7 +40,10 @@ export function canSeeProject(project: ProjectScope, viewer: Viewer): boolean {
  * (who must still be active members). A personal project takes time from its owner only.
  * Imports restore history and are not checked (dataset README rule 6).
  */
-export function mayLogTime(project: ProjectScope & { contributorIds: readonly string[] | null }, viewer: Viewer): boolean {
+export function mayLogTime(
+  project: ProjectScope & { contributorIds: readonly string[] | null },
+  viewer: Viewer,
+): boolean {
   if (!canSeeProject(project, viewer)) return false;
   if (project.teamId === null || project.contributorIds === null) return true;
   return project.contributorIds.includes(viewer.userId);

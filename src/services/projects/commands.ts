@@ -83,8 +83,8 @@ function usablePortfolios(ctx: ProjectContext): Promise<PortfolioRef[]> {
 }
 
 export async function createProject(ctx: ProjectContext, input: ProjectInput): Promise<ProjectView> {
-
-  const teamId = input.team === undefined || isClearing(input.team) ? null : resolveTeam(input.team, await activeTeams(ctx)).id;
+  const teamId =
+    input.team === undefined || isClearing(input.team) ? null : resolveTeam(input.team, await activeTeams(ctx)).id;
   let portfolioId: string | null = null;
   if (input.portfolio !== undefined && !isClearing(input.portfolio)) {
     const portfolio = resolvePortfolio(input.portfolio, await usablePortfolios(ctx));
@@ -135,7 +135,11 @@ export async function updateProject(ctx: ProjectContext, id: string, input: Proj
   return view;
 }
 
-async function applyUpdate(ctx: ProjectContext, id: string, input: ProjectInput): Promise<{ view: ProjectView; renamed: boolean }> {
+async function applyUpdate(
+  ctx: ProjectContext,
+  id: string,
+  input: ProjectInput,
+): Promise<{ view: ProjectView; renamed: boolean }> {
   const project = visibleOrNotFound(ctx, await findProjectForUpdate(ctx.db, id));
 
   const changes: ProjectChanges = {};

@@ -29,7 +29,10 @@ export async function resolveContributors(
 ): Promise<string[] | null> {
   if (value === null) return null;
   if (teamId === null) throw badRequest('Contributors can only be set on team projects');
-  const users = await usersMatching(db, value.map((entry) => entry.trim()));
+  const users = await usersMatching(
+    db,
+    value.map((entry) => entry.trim()),
+  );
   const members = await activeMemberIds(db, teamId);
   const ids: string[] = [];
   for (const entry of value) {

@@ -16,8 +16,26 @@ export type ProjectInput = Omit<ProjectUpdateBody, 'name' | 'color' | 'confident
   Pick<LegacyProjectBody, 'name' | 'color' | 'confidential'>;
 
 export const PROJECT_COLORS = [
-  '#FFB623', '#4BC0C0', '#6C63FF', '#FF4590', '#32D74B', '#FFD166', '#845EC2', '#00C2FF', '#FF6B6B', '#00B8A9',
-  '#FF9F1C', '#F9F871', '#EF5DA8', '#4ECDC4', '#00BBF9', '#FF9671', '#FCBAD3', '#A6E3E9', '#FFCB77', '#D65DB1',
+  '#FFB623',
+  '#4BC0C0',
+  '#6C63FF',
+  '#FF4590',
+  '#32D74B',
+  '#FFD166',
+  '#845EC2',
+  '#00C2FF',
+  '#FF6B6B',
+  '#00B8A9',
+  '#FF9F1C',
+  '#F9F871',
+  '#EF5DA8',
+  '#4ECDC4',
+  '#00BBF9',
+  '#FF9671',
+  '#FCBAD3',
+  '#A6E3E9',
+  '#FFCB77',
+  '#D65DB1',
 ] as const;
 
 export const NAME_MAX = 100;

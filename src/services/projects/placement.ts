@@ -7,7 +7,10 @@ import { isBlank } from '../../lib/blank.ts';
 import type { PortfolioRef, TeamRef } from '../../storage/projects.ts';
 
 /** An id matches first; otherwise the trimmed value must equal a name exactly (case-sensitive). */
-function findByIdOrName<T extends { id: string; name: string }>(value: string, candidates: readonly T[]): T | undefined {
+function findByIdOrName<T extends { id: string; name: string }>(
+  value: string,
+  candidates: readonly T[],
+): T | undefined {
   const wanted = value.trim();
   return candidates.find((c) => c.id === wanted) ?? candidates.find((c) => c.name.trim() === wanted);
 }

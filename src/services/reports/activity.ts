@@ -14,7 +14,6 @@ import { type ActivityDetail, type ActivityOrder, eachActivity } from '../../sto
 import type { ReportRequest } from './request.ts';
 import type { ActivityRow } from '../../schemas/report.ts';
 
-
 /** A whole response body, `{"success":true,"rowCount":N,"rows":[…]}`, encoded as UTF-8. */
 export class EncodedReport {
   readonly chunks: Buffer[];
@@ -96,7 +95,8 @@ function localClock(timezone: string): (ms: number) => string {
     if (ms < dayStart || ms >= dayEnd) {
       const offset = offsetAt(ms, timezone);
       const midnight = ms - ((((ms + offset) % DAY_MS) + DAY_MS) % DAY_MS);
-      if (offsetAt(midnight, timezone) !== offset || offsetAt(midnight + DAY_MS - 1, timezone) !== offset) return format(ms);
+      if (offsetAt(midnight, timezone) !== offset || offsetAt(midnight + DAY_MS - 1, timezone) !== offset)
+        return format(ms);
       dayStart = midnight;
       dayEnd = midnight + DAY_MS;
     }

@@ -38,7 +38,11 @@ class Days {
   }
 }
 
-export function buildDayRows(context: ReportContext, groups: MinuteGroup[], comments: DayComment[]): TimedRow<DayRow>[] {
+export function buildDayRows(
+  context: ReportContext,
+  groups: MinuteGroup[],
+  comments: DayComment[],
+): TimedRow<DayRow>[] {
   const { request, labels, people } = context;
   const days = new Days();
   for (const group of groups) days.of(group.userId, group.date).bucket.add(group, labels);
@@ -63,7 +67,10 @@ export function buildDayRows(context: ReportContext, groups: MinuteGroup[], comm
       if (!person) continue;
       let bounds = boundsByZone.get(person.timezone);
       if (!bounds) {
-        bounds = { after: localDateOf(request.from - 1, person.timezone), upTo: localDateOf(request.to - 1, person.timezone) };
+        bounds = {
+          after: localDateOf(request.from - 1, person.timezone),
+          upTo: localDateOf(request.to - 1, person.timezone),
+        };
         boundsByZone.set(person.timezone, bounds);
       }
       if (c.date > bounds.after && c.date <= bounds.upTo) days.of(c.userId, c.date);

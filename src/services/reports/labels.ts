@@ -71,7 +71,8 @@ export class ReportLabels {
 
   private buildProject(ownerId: string, projectId: string): Label | null {
     const project = this.names.projects.get(projectId);
-    if (this.masks(ownerId) && (!project || project.private || !canSeeProject(project, this.caller))) return maskedProject;
+    if (this.masks(ownerId) && (!project || project.private || !canSeeProject(project, this.caller)))
+      return maskedProject;
     if (!project) return null;
     return { key: `id:${project.id}`, name: project.name, id: project.id };
   }

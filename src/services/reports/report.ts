@@ -8,7 +8,13 @@ import { ApiError, shown } from '../../errors.ts';
 import { localDateOf } from '../../lib/time.ts';
 import { lookupNames, sumMinutes } from '../../storage/aggregates.ts';
 import type { Storage } from '../../storage/database.ts';
-import { PLAIN_QUERY_RANGE_MS, type ReportUser, activeMembersOf, dayCommentsBetween, readSnapshot } from '../../storage/reports.ts';
+import {
+  PLAIN_QUERY_RANGE_MS,
+  type ReportUser,
+  activeMembersOf,
+  dayCommentsBetween,
+  readSnapshot,
+} from '../../storage/reports.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { Payload } from '../../schemas/common.ts';
 import type { ReportResponse } from '../../schemas/report.ts';
@@ -44,7 +50,12 @@ export async function buildReport(
   return readSnapshot(storage, (db) => buildRows(db, caller, viewer, request));
 }
 
-async function buildRows(db: Kysely<Database>, caller: ReportUser, viewer: Viewer, request: ReportRequest): Promise<Report> {
+async function buildRows(
+  db: Kysely<Database>,
+  caller: ReportUser,
+  viewer: Viewer,
+  request: ReportRequest,
+): Promise<Report> {
   await checkNamedIds(db, viewer, request);
   const people = request.teamIds ? await activeMembersOf(db, request.teamIds) : [caller];
   // Independent reads side by side: on PostgreSQL they go out on two connections at once.
@@ -92,5 +103,10 @@ async function commentsInRange(db: Kysely<Database>, people: ReportUser[], reque
   if (people.length === 0) return [];
   const firstDates = people.map((p) => localDateOf(request.from, p.timezone)).sort();
   const lastDates = people.map((p) => localDateOf(request.to, p.timezone)).sort();
-  return dayCommentsBetween(db, people.map((p) => p.id), firstDates[0]!, lastDates[lastDates.length - 1]!);
+  return dayCommentsBetween(
+    db,
+    people.map((p) => p.id),
+    firstDates[0]!,
+    lastDates[lastDates.length - 1]!,
+  );
 }

@@ -28,7 +28,8 @@ export function percentOfTarget(minutes: number, targetMinutes: number): number 
     // integer unless it is one, so its floor is the integer division.
     return Math.floor((2 * numerator + denominator) / (2 * denominator)) / 10;
   }
-  const big = (2n * 1000n * BigInt(micro) + BigInt(targetMinutes) * 1_000_000n) / (2n * BigInt(targetMinutes) * 1_000_000n);
+  const big =
+    (2n * 1000n * BigInt(micro) + BigInt(targetMinutes) * 1_000_000n) / (2n * BigInt(targetMinutes) * 1_000_000n);
   return Number(big) / 10;
 }
 
@@ -72,7 +73,9 @@ export class Tally {
     const minutes = this.minutes.map(cleanMinutes);
     const order = keys.map((_, i) => i);
     if (order.length > 1) {
-      order.sort((a, b) => minutes[b]! - minutes[a]! || compareText(names[a]!, names[b]!) || compareText(keys[a]!, keys[b]!));
+      order.sort(
+        (a, b) => minutes[b]! - minutes[a]! || compareText(names[a]!, names[b]!) || compareText(keys[a]!, keys[b]!),
+      );
     }
     const out: T[] = new Array(order.length);
     for (let i = 0; i < order.length; i++) out[i] = entry(names[order[i]!]!, minutes[order[i]!]!);

@@ -48,7 +48,9 @@ export function buildTaskRows(context: ReportContext, groups: MinuteGroup[]): Ti
         date: entry.task.date,
         ...ownerFields(context, entry.userId),
         duration: cleanMinutes(entry.minutes),
-        ...(request.includeProjects ? { project: entry.project?.name ?? null, project_id: entry.project?.id ?? null } : {}),
+        ...(request.includeProjects
+          ? { project: entry.project?.name ?? null, project_id: entry.project?.id ?? null }
+          : {}),
         ...(request.includeCategories ? { categories: entry.categories.list() } : {}),
       },
     });

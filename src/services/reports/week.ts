@@ -42,7 +42,8 @@ export function buildWeekRows(context: ReportContext, groups: MinuteGroup[]): Ti
     let week = weeks.get(key);
     if (week === undefined) {
       const { first, last } = datesTouched(person.timezone);
-      week = start >= first && addDays(start, 6) <= last ? { userId: group.userId, start, bucket: new TimeBucket() } : null;
+      week =
+        start >= first && addDays(start, 6) <= last ? { userId: group.userId, start, bucket: new TimeBucket() } : null;
       weeks.set(key, week);
       if (week) reported.push(week);
     }

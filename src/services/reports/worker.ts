@@ -25,11 +25,13 @@ function movable(buffers: Buffer[]): ArrayBuffer[] {
 async function answer(id: number, job: ReportJob): Promise<{ answer: WorkerAnswer; transfer: ArrayBuffer[] }> {
   try {
     const report = await buildReport(storage, job.caller, job.viewer, parseReportRequest(job.body, job.now));
-    const body = report instanceof EncodedReport ? report.chunks : [Buffer.from(JSON.stringify({ success: true, ...report }))];
+    const body =
+      report instanceof EncodedReport ? report.chunks : [Buffer.from(JSON.stringify({ success: true, ...report }))];
     const chunks = movable(body);
     return { answer: { id, chunks }, transfer: chunks };
   } catch (err) {
-    if (err instanceof ApiError) return { answer: { id, error: { status: err.status, message: err.message, extra: err.extra } }, transfer: [] };
+    if (err instanceof ApiError)
+      return { answer: { id, error: { status: err.status, message: err.message, extra: err.extra } }, transfer: [] };
     return { answer: { id, failure: (err as Error).message }, transfer: [] };
   }
 }

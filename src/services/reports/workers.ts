@@ -64,7 +64,8 @@ class PoolWorker {
     if (!pending) return;
     this.pending.delete(answer.id);
     if ('chunks' in answer) pending.resolve(answer.chunks.map((c) => Buffer.from(c)));
-    else if ('error' in answer) pending.reject(new ApiError(answer.error.status, answer.error.message, answer.error.extra));
+    else if ('error' in answer)
+      pending.reject(new ApiError(answer.error.status, answer.error.message, answer.error.extra));
     else pending.reject(new Error(`report worker failed: ${answer.failure}`));
   }
 

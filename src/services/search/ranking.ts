@@ -88,12 +88,17 @@ function adjacentPairs(terms: SearchTerm[], fields: FieldMatch[]): number {
  * The candidates that match every term, best first. Scores are computed from the candidates
  * alone (their average field lengths), so both databases rank the same records the same way.
  */
-export function rankDocuments(candidates: SearchDocument[], terms: SearchTerm[], context: SearchTerm[]): RankedDocument[] {
+export function rankDocuments(
+  candidates: SearchDocument[],
+  terms: SearchTerm[],
+  context: SearchTerm[],
+): RankedDocument[] {
   if (terms.length === 0) return [];
   const matching: { document: SearchDocument; fields: FieldMatch[] }[] = [];
   for (const document of candidates) {
     const fields = analyse(document, terms);
-    if (terms.every((_, t) => fields.some((field) => field.occurrences[t]!.length > 0))) matching.push({ document, fields });
+    if (terms.every((_, t) => fields.some((field) => field.occurrences[t]!.length > 0)))
+      matching.push({ document, fields });
   }
   const averageLengths = [0, 1].map(
     (f) => matching.reduce((sum, m) => sum + m.fields[f]!.words.length, 0) / (matching.length || 1),
@@ -102,14 +107,22 @@ export function rankDocuments(candidates: SearchDocument[], terms: SearchTerm[],
   const ranked = matching.map(({ document, fields }): RankedDocument => {
     let score = 0;
     terms.forEach((_, t) => {
-      score += saturate(weightedFrequency(fields.map((field) => field.occurrences[t]!.length), fields, averageLengths));
+      score += saturate(
+        weightedFrequency(
+          fields.map((field) => field.occurrences[t]!.length),
+          fields,
+          averageLengths,
+        ),
+      );
     });
     score += ADJACENT_PAIR_BONUS * adjacentPairs(terms, fields);
     for (const term of context) {
       const counts = fields.map((field) => occurrencesOf(term, field.words).length);
       score += CONTEXT_WEIGHT * saturate(weightedFrequency(counts, fields, averageLengths));
     }
-    const matchedFields = fields.filter((field) => field.occurrences.some((o) => o.length > 0)).map((field) => field.name);
+    const matchedFields = fields
+      .filter((field) => field.occurrences.some((o) => o.length > 0))
+      .map((field) => field.name);
     return { document, fields, matchedFields, titleMatched: matchedFields.includes(fields[0]!.name), score };
   });
 

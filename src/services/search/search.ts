@@ -11,7 +11,6 @@ import { type RankedDocument, rankDocuments } from './ranking.ts';
 import { bestField, buildSnippet } from './snippet.ts';
 import { DAY_MS } from '../../lib/time.ts';
 
-
 /** `Found 3 matches for "x" in the last 7 days.` / `No matches for "x" in the last 1 day.` */
 export function describeMatches(total: number, query: string, days: number): string {
   const window = `in the last ${days} ${days === 1 ? 'day' : 'days'}.`;
@@ -34,7 +33,12 @@ function presentResults(page: RankedDocument[]): SearchResult[] {
   }));
 }
 
-export async function searchHistory(storage: Storage, userId: string, body: SearchBody, now: number): Promise<Payload<SearchResponse>> {
+export async function searchHistory(
+  storage: Storage,
+  userId: string,
+  body: SearchBody,
+  now: number,
+): Promise<Payload<SearchResponse>> {
   const request = parseSearchRequest(body);
   const terms = parseTerms(request.query);
   const context = request.context === null ? [] : parseTerms(request.context);

@@ -15,7 +15,11 @@ import type { Summary, SummaryCategory, SummaryEntry, SummaryTask } from './summ
 
 type SummaryUser = Pick<UserRow, 'id' | 'timezone' | 'week_start'>;
 
-function minutesOf(user: SummaryUser, period: Pick<Period, 'start' | 'end'>, db: Kysely<Database>): Promise<MinuteGroup[]> {
+function minutesOf(
+  user: SummaryUser,
+  period: Pick<Period, 'start' | 'end'>,
+  db: Kysely<Database>,
+): Promise<MinuteGroup[]> {
   return sumMinutes(db, {
     userIds: [user.id],
     timezones: new Map([[user.id, user.timezone]]),
@@ -39,7 +43,12 @@ function byMinutesThenName<T extends { minutes: number }>(name: (item: T) => str
 }
 
 /** Adds `minutes` to the entry under `key`, creating it with `create` the first time. */
-function accumulate<T extends { minutes: number }>(map: Map<string, T>, key: string, minutes: number, create: () => T): void {
+function accumulate<T extends { minutes: number }>(
+  map: Map<string, T>,
+  key: string,
+  minutes: number,
+  create: () => T,
+): void {
   const entry = map.get(key) ?? create();
   entry.minutes += minutes;
   map.set(key, entry);
@@ -68,11 +77,19 @@ export async function composeSummary(db: Kysely<Database>, user: SummaryUser, pe
     }
     const category = g.categoryId ? names.categories.get(g.categoryId) : undefined;
     if (category) {
-      accumulate(categories, category.id, g.minutes, () => ({ name: category.name, emoji: category.emoji, minutes: 0 }));
+      accumulate(categories, category.id, g.minutes, () => ({
+        name: category.name,
+        emoji: category.emoji,
+        minutes: 0,
+      }));
     }
     const task = g.taskId ? names.tasks.get(g.taskId) : undefined;
     if (task) {
-      accumulate(tasks, JSON.stringify([task.title, project]), g.minutes, () => ({ title: task.title, project, minutes: 0 }));
+      accumulate(tasks, JSON.stringify([task.title, project]), g.minutes, () => ({
+        title: task.title,
+        project,
+        minutes: 0,
+      }));
     }
   }
 
@@ -87,6 +104,9 @@ export async function composeSummary(db: Kysely<Database>, user: SummaryUser, pe
     projects: ranked(projects.values(), (p) => p.name),
     categories: ranked(categories.values(), (c) => c.name),
     tasks: ranked(tasks.values(), (t) => t.title),
-    comments: (await dayCommentsBetween(db, [user.id], period.start, period.end)).map(({ date, comment }) => ({ date, comment })),
+    comments: (await dayCommentsBetween(db, [user.id], period.start, period.end)).map(({ date, comment }) => ({
+      date,
+      comment,
+    })),
   };
 }

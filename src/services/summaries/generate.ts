@@ -9,7 +9,14 @@ import { addDays, localDateOf } from '../../lib/time.ts';
 import { listUsers, type UserRow } from '../../storage/accounts.ts';
 import type { Storage } from '../../storage/database.ts';
 import {
-  changedDays, deleteSummary, findSummaryStamp, latestChange, saveSummary, summaryStamps, trackedDays, withBuildClaim,
+  changedDays,
+  deleteSummary,
+  findSummaryStamp,
+  latestChange,
+  saveSummary,
+  summaryStamps,
+  trackedDays,
+  withBuildClaim,
 } from '../../storage/summaries.ts';
 import { composeSummary } from './compose.ts';
 import { LEVELS, nextPeriod, type Period, periodOf, previousPeriod } from './periods.ts';

@@ -30,7 +30,12 @@ export function renderSummary(summary: Summary, format: Format, firstName: strin
   return { level: summary.level, format, content: render(summary, subject), metadata: { subject } };
 }
 
-export async function readMessage(db: Kysely<Database>, user: UserRow, params: MessageParams, now: number): Promise<Message> {
+export async function readMessage(
+  db: Kysely<Database>,
+  user: UserRow,
+  params: MessageParams,
+  now: number,
+): Promise<Message> {
   const yesterday = addDays(localDateOf(now, user.timezone), -1);
   // The route's schema has checked the date and the names (schemas/message.ts).
   const date = params.date ?? yesterday;

@@ -29,7 +29,9 @@ export function escapeDiscordMarkdown(text: string): string {
 const italic = (text: string) => `*${text}*`;
 
 function bullets(items: { label: string; minutes: number }[]): string[] {
-  return items.map((item) => `• ${escapeDiscordMarkdown(clip(item.label, ITEM_CHARS))} — ${formatDuration(item.minutes)}`);
+  return items.map(
+    (item) => `• ${escapeDiscordMarkdown(clip(item.label, ITEM_CHARS))} — ${formatDuration(item.minutes)}`,
+  );
 }
 
 export function renderDiscord(summary: Summary, subject: string): DiscordEmbed {
@@ -38,7 +40,11 @@ export function renderDiscord(summary: Summary, subject: string): DiscordEmbed {
     if (lines.length > 0) fields.push({ name, value: fitLines(lines, DISCORD_LIMITS.fieldValue, italic), inline });
   };
   addField('Projects', bullets(summary.projects.map((p) => ({ label: p.name, minutes: p.minutes }))), true);
-  addField('Categories', bullets(summary.categories.map((c) => ({ label: categoryName(c), minutes: c.minutes }))), true);
+  addField(
+    'Categories',
+    bullets(summary.categories.map((c) => ({ label: categoryName(c), minutes: c.minutes }))),
+    true,
+  );
   addField(
     'Comments',
     summary.comments.map((c) => `**${shortDate(c.date)}:** ${escapeDiscordMarkdown(clip(c.comment, ITEM_CHARS))}`),

@@ -37,9 +37,18 @@ export function renderHtml(summary: Summary, subject: string): string {
     `<section class="daybook-summary" style="font-family:Arial,Helvetica,sans-serif;font-size:14px;line-height:1.4;color:#222">\n` +
     `<h2 style="margin:0 0 8px;font-size:18px">${escapeHtml(subject)}</h2>\n` +
     `<p style="margin:0 0 8px"><strong>${totalLine(summary)}</strong><br>${changeLine(summary)}</p>\n` +
-    table('Projects', summary.projects.map((p) => ({ label: p.name, minutes: p.minutes }))) +
-    table('Categories', summary.categories.map((c) => ({ label: categoryName(c), minutes: c.minutes }))) +
-    table('Tasks', summary.tasks.map((t) => ({ label: taskName(t), minutes: t.minutes }))) +
+    table(
+      'Projects',
+      summary.projects.map((p) => ({ label: p.name, minutes: p.minutes })),
+    ) +
+    table(
+      'Categories',
+      summary.categories.map((c) => ({ label: categoryName(c), minutes: c.minutes })),
+    ) +
+    table(
+      'Tasks',
+      summary.tasks.map((t) => ({ label: taskName(t), minutes: t.minutes })),
+    ) +
     comments(summary) +
     `</section>\n`
   );

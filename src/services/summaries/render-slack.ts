@@ -26,7 +26,9 @@ function section(text: string): SlackBlock {
 function listSection(title: string, items: { label: string; minutes: number }[]): SlackBlock[] {
   if (items.length === 0) return [];
   const heading = `*${title}*\n`;
-  const lines = items.map((item) => `• ${escapeMrkdwn(clip(item.label, ITEM_CHARS))} — ${formatDuration(item.minutes)}`);
+  const lines = items.map(
+    (item) => `• ${escapeMrkdwn(clip(item.label, ITEM_CHARS))} — ${formatDuration(item.minutes)}`,
+  );
   return [section(heading + fitLines(lines, SLACK_LIMITS.sectionText - heading.length, (more) => `_${more}_`))];
 }
 
@@ -35,9 +37,18 @@ export function renderSlack(summary: Summary, subject: string): SlackBlock[] {
     { type: 'header', text: { type: 'plain_text', text: clip(subject, SLACK_LIMITS.headerText), emoji: true } },
     section(`*${totalLine(summary)}*\n${changeLine(summary)}`),
     { type: 'divider' },
-    ...listSection('Projects', summary.projects.map((p) => ({ label: p.name, minutes: p.minutes }))),
-    ...listSection('Categories', summary.categories.map((c) => ({ label: categoryName(c), minutes: c.minutes }))),
-    ...listSection('Tasks', summary.tasks.map((t) => ({ label: taskName(t), minutes: t.minutes }))),
+    ...listSection(
+      'Projects',
+      summary.projects.map((p) => ({ label: p.name, minutes: p.minutes })),
+    ),
+    ...listSection(
+      'Categories',
+      summary.categories.map((c) => ({ label: categoryName(c), minutes: c.minutes })),
+    ),
+    ...listSection(
+      'Tasks',
+      summary.tasks.map((t) => ({ label: taskName(t), minutes: t.minutes })),
+    ),
   ];
   if (summary.comments.length > 0) {
     const heading = '*Comments*\n';

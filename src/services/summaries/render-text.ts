@@ -13,9 +13,18 @@ export function renderText(summary: Summary, subject: string): string {
     '',
     totalLine(summary),
     changeLine(summary),
-    ...list('Projects', summary.projects.map((p) => ({ label: p.name, minutes: p.minutes }))),
-    ...list('Categories', summary.categories.map((c) => ({ label: categoryName(c), minutes: c.minutes }))),
-    ...list('Tasks', summary.tasks.map((t) => ({ label: taskName(t), minutes: t.minutes }))),
+    ...list(
+      'Projects',
+      summary.projects.map((p) => ({ label: p.name, minutes: p.minutes })),
+    ),
+    ...list(
+      'Categories',
+      summary.categories.map((c) => ({ label: categoryName(c), minutes: c.minutes })),
+    ),
+    ...list(
+      'Tasks',
+      summary.tasks.map((t) => ({ label: taskName(t), minutes: t.minutes })),
+    ),
   ];
   if (summary.comments.length > 0) {
     lines.push('', 'Comments');

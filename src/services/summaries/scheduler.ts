@@ -26,7 +26,10 @@ export function startSummaryScheduler(options: SchedulerOptions): SummarySchedul
 
   const run = () => {
     running = generateSummaries(options.storage, { now: options.now(), signal: stopping.signal })
-      .then((stats) => options.onRun?.(stats), (err) => options.onError?.(err))
+      .then(
+        (stats) => options.onRun?.(stats),
+        (err) => options.onError?.(err),
+      )
       .finally(() => {
         if (!stopped) timer = setTimeout(run, options.intervalSeconds * 1000);
       });

@@ -156,8 +156,19 @@ export async function up(db: Kysely<any>): Promise<void> {
 // biome-ignore lint/suspicious/noExplicitAny: see up()
 export async function down(db: Kysely<any>): Promise<void> {
   for (const table of [
-    'daybook_meta', 'changed_days', 'summaries', 'api_keys', 'day_comments', 'activities', 'tasks',
-    'projects', 'categories', 'portfolios', 'team_members', 'teams', 'users',
+    'daybook_meta',
+    'changed_days',
+    'summaries',
+    'api_keys',
+    'day_comments',
+    'activities',
+    'tasks',
+    'projects',
+    'categories',
+    'portfolios',
+    'team_members',
+    'teams',
+    'users',
   ]) {
     await db.schema.dropTable(table).ifExists().execute();
   }

@@ -17,11 +17,7 @@
  * from functions that fold and split text exactly as src/lib/search-text.ts does.
  */
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
-import {
-  INDEXED_WORD_LENGTH,
-  postgresDiacriticClass,
-  postgresSeparatorClass,
-} from '../../lib/search-text.ts';
+import { INDEXED_WORD_LENGTH, postgresDiacriticClass, postgresSeparatorClass } from '../../lib/search-text.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema of their day
 type Db = Kysely<any>;

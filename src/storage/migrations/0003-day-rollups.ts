@@ -142,10 +142,15 @@ export async function up(db: Db): Promise<void> {
 
 export async function down(db: Db): Promise<void> {
   for (const event of ['insert', 'update', 'delete']) {
-    await sql.raw(`drop trigger if exists activities_rollup_${event}${db.getExecutor().adapter instanceof PostgresAdapter ? ' on activities' : ''}`).execute(db);
+    await sql
+      .raw(
+        `drop trigger if exists activities_rollup_${event}${db.getExecutor().adapter instanceof PostgresAdapter ? ' on activities' : ''}`,
+      )
+      .execute(db);
   }
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    for (const event of ['insert', 'update', 'delete']) await sql.raw(`drop function if exists daybook_rollup_${event}()`).execute(db);
+    for (const event of ['insert', 'update', 'delete'])
+      await sql.raw(`drop function if exists daybook_rollup_${event}()`).execute(db);
   }
   await db.schema.dropTable('day_rollups').ifExists().execute();
 }

@@ -16,13 +16,21 @@
  */
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import {
-  VARIATION_SELECTOR_RANGES, postgresSeparatorClass, postgresVariationSelectorClass, separatorRanges,
+  VARIATION_SELECTOR_RANGES,
+  postgresSeparatorClass,
+  postgresVariationSelectorClass,
+  separatorRanges,
 } from '../../lib/search-text.ts';
-import { SOURCES, TOKENIZER as PREVIOUS_TOKENIZER, createSearchIndex, createSearchWordsFunction, scopeOf } from './0002-search.ts';
+import {
+  SOURCES,
+  TOKENIZER as PREVIOUS_TOKENIZER,
+  createSearchIndex,
+  createSearchWordsFunction,
+  scopeOf,
+} from './0002-search.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations are written against the schema of their day
 type Db = Kysely<any>;
-
 
 /** Separators as the tokenizer learns them, the same for every database of this process. */
 let learned: string | undefined;
@@ -33,16 +41,29 @@ let learned: string | undefined;
  */
 async function separatorsTheTokenizerMisses(db: Db): Promise<string> {
   if (learned !== undefined) return learned;
-  const codes = separatorRanges().flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => a + i)).filter((c) => c > 0x7f);
-  await sql.raw(`create virtual table temp.daybook_tokenizer_probe using fts5(x, tokenize="${PREVIOUS_TOKENIZER}")`).execute(db);
-  await sql.raw('create virtual table temp.daybook_tokenizer_probe_terms using fts5vocab(temp, daybook_tokenizer_probe, instance)').execute(db);
+  const codes = separatorRanges()
+    .flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => a + i))
+    .filter((c) => c > 0x7f);
+  await sql
+    .raw(`create virtual table temp.daybook_tokenizer_probe using fts5(x, tokenize="${PREVIOUS_TOKENIZER}")`)
+    .execute(db);
+  await sql
+    .raw(
+      'create virtual table temp.daybook_tokenizer_probe_terms using fts5vocab(temp, daybook_tokenizer_probe, instance)',
+    )
+    .execute(db);
   await sql`insert into temp.daybook_tokenizer_probe (rowid, x)
     select value, 'q' || char(value) || 'z' from json_each(${JSON.stringify(codes)})`.execute(db);
-  const { rows } = await sql<{ doc: number }>`select doc from temp.daybook_tokenizer_probe_terms where term = 'q'`.execute(db);
+  const { rows } = await sql<{
+    doc: number;
+  }>`select doc from temp.daybook_tokenizer_probe_terms where term = 'q'`.execute(db);
   await sql.raw('drop table temp.daybook_tokenizer_probe_terms').execute(db);
   await sql.raw('drop table temp.daybook_tokenizer_probe').execute(db);
   const split = new Set(rows.map((r) => Number(r.doc)));
-  learned = codes.filter((c) => !split.has(c)).map((c) => String.fromCodePoint(c)).join('');
+  learned = codes
+    .filter((c) => !split.has(c))
+    .map((c) => String.fromCodePoint(c))
+    .join('');
   return learned;
 }
 
