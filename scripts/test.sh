@@ -24,8 +24,8 @@ else
   bash scripts/browser.sh
   echo "== type-check"
   bash scripts/node.sh node_modules/typescript/bin/tsc --noEmit
-  echo "== lint"
-  bash scripts/node.sh node_modules/@biomejs/biome/bin/biome lint --diagnostic-level=error src test bench scripts
+  echo "== lint and format"
+  bash scripts/node.sh node_modules/@biomejs/biome/bin/biome check --diagnostic-level=error src test bench scripts
   if [ ${#files[@]} -eq 0 ]; then mapfile -t files < <(find test -name '*.test.ts' | sort); fi
 fi
 echo "== tests"
