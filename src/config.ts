@@ -55,7 +55,7 @@ export function pgPoolSize(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /** The longest wait a timer can hold (2^31 - 1 ms); a longer one fires at once, over and over. */
-export const MAX_SUMMARY_INTERVAL_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+const MAX_SUMMARY_INTERVAL_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
 /**
  * First-start demo seeding (`DAYBOOK_DEMO`, read by src/first-run.ts): on unless `off` or

@@ -29,7 +29,7 @@ export interface FirstRunOptions {
   log?: (message: string) => void;
 }
 
-export function demoAllowed(env: NodeJS.ProcessEnv): boolean {
+function demoAllowed(env: NodeJS.ProcessEnv): boolean {
   return env.NODE_ENV !== 'production' && demoSetting(env);
 }
 

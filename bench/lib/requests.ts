@@ -15,15 +15,9 @@ export interface LoadRequest {
 export const keyHeader = (key: string) => ({ 'x-api-key': key });
 
 /** Ranges end at the midnight (UTC) after the dataset's last activity. */
-export const rangeEnd = (facts: DatasetFacts) => Math.ceil(facts.lastStart / DAY_MS) * DAY_MS;
+const rangeEnd = (facts: DatasetFacts) => Math.ceil(facts.lastStart / DAY_MS) * DAY_MS;
 
-export function reportRequest(
-  key: string,
-  level: string,
-  days: number,
-  facts: DatasetFacts,
-  extra: object = {},
-): LoadRequest {
+function reportRequest(key: string, level: string, days: number, facts: DatasetFacts, extra: object = {}): LoadRequest {
   const to = rangeEnd(facts);
   return {
     method: 'POST',

@@ -11,7 +11,7 @@
 import { createLocalDateMemo } from '../lib/time.ts';
 import { upsertApiKeys, upsertTeams, upsertUsers } from '../storage/accounts.ts';
 import {
-  type ActivityRow,
+  type ActivityWrite,
   type ActivityUpsert,
   prepareActivityUpsert,
   upsertActivities,
@@ -230,7 +230,7 @@ export class ImportBatches {
   }
 
   /** The rows of `records`, or null when one names a task not in memory (see activityRows). */
-  private knownActivityRows(records: ActivityRecord[]): ActivityRow[] | null {
+  private knownActivityRows(records: ActivityRecord[]): ActivityWrite[] | null {
     const projects: (string | null)[] = [];
     for (const a of records) {
       const task = a.taskId ? this.references.knownTask(a.taskId) : undefined;
@@ -241,8 +241,8 @@ export class ImportBatches {
   }
 
   /** The rows of `records`, looking up in the database the tasks not in memory. */
-  private async activityRows(records: ActivityRecord[]): Promise<ActivityRow[]> {
-    const rows: ActivityRow[] = [];
+  private async activityRows(records: ActivityRecord[]): Promise<ActivityWrite[]> {
+    const rows: ActivityWrite[] = [];
     for (const a of records) {
       const task = a.taskId ? await this.references.findTask(a.taskId) : undefined;
       rows.push(this.activityRow(a, task?.projectId ?? null));
@@ -250,7 +250,7 @@ export class ImportBatches {
     return rows;
   }
 
-  private activityRow(a: ActivityRecord, taskProject: string | null): ActivityRow {
+  private activityRow(a: ActivityRecord, taskProject: string | null): ActivityWrite {
     return activityRow(a, this.references.timezoneOf(a.userId) ?? 'UTC', taskProject, this.localDateOf);
   }
 }

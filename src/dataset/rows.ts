@@ -6,7 +6,7 @@ import type { Insertable } from 'kysely';
 import { hashApiKey } from '../services/api-keys.ts';
 import { currentScopes } from '../services/scopes.ts';
 import { localNoon, parseInstant } from '../lib/time.ts';
-import type { ActivityRow } from '../storage/activities.ts';
+import type { ActivityWrite } from '../storage/activities.ts';
 import type { DayCommentRow } from '../storage/day-comments.ts';
 import type {
   ApiKeysTable,
@@ -17,7 +17,7 @@ import type {
   TeamsTable,
   UsersTable,
 } from '../storage/schema.ts';
-import type { TaskRow } from '../storage/tasks.ts';
+import type { TaskWrite } from '../storage/tasks.ts';
 import type {
   ActivityRecord,
   ApiKeyRecord,
@@ -100,7 +100,7 @@ export function projectRow(p: ProjectRecord, now: number): Insertable<ProjectsTa
  * `timezone`: its user's. Without `createdAt` a task is created at noon of its date until it
  * has activities, then at the start of its first (storage's refreshAutoTaskCreatedAt).
  */
-export function taskRow(t: TaskRecord, timezone: string): TaskRow {
+export function taskRow(t: TaskRecord, timezone: string): TaskWrite {
   return {
     id: t.id,
     user_id: t.userId,
@@ -123,7 +123,7 @@ export function activityRow(
   timezone: string,
   taskProject: string | null,
   localDateOf: (ms: number, timezone: string) => string,
-): ActivityRow {
+): ActivityWrite {
   const start = parseInstant(a.start);
   return {
     id: a.id,

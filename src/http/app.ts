@@ -22,7 +22,6 @@ import { registerOpenApi } from './openapi.ts';
 import { describeValidationError, ERROR_KEYWORD } from './validation.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
-const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const routesDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'routes');
 
 export interface BuildOptions {
@@ -296,4 +295,3 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   return app;
 }
 
-export { ALL_METHODS };

@@ -11,7 +11,7 @@ import type { App, AppDeps } from './types.ts';
 import { failureBody } from './envelope.ts';
 import type { RateLimitResult } from './rate-limit.ts';
 
-export interface AuthContext {
+interface AuthContext {
   keyId: string;
   scopes: string[];
   user: UserRow;

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 /** How long the rest of a refused body is read and discarded before the connection is closed. */
 export const DRAIN_MS = 5_000;
 /** How much of a refused body is read and discarded, at most, before the connection is closed. */
-export const DRAIN_BYTES = 16 * 1024 * 1024;
+const DRAIN_BYTES = 16 * 1024 * 1024;
 
 /** The one method of Node's socket that its HTTP server calls to close after a `Connection: close` answer. */
 interface ClosingSocket {

@@ -18,7 +18,7 @@ const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import
   version: string;
 };
 
-export const SECURITY_SCHEME = 'apiKey';
+const SECURITY_SCHEME = 'apiKey';
 
 const DESCRIPTION = `Daybook's HTTP JSON API: activity reports, formatted summaries, projects, search and the key owner's profile.
 

@@ -11,7 +11,7 @@
  * (search words computed in TypeScript) reach 323 MB of RSS; 50,000 keeps both databases near
  * 250–265 MB for ~4 % of an SQLite import's time (docs/performance.md).
  */
-export const BULK_COLLECT_RECORDS = 50_000;
+const BULK_COLLECT_RECORDS = 50_000;
 
 export function collectGarbageEvery(records: number = BULK_COLLECT_RECORDS): (done: number) => void {
   const gc = (globalThis as { gc?: () => void }).gc;

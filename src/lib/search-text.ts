@@ -53,7 +53,7 @@ export interface Word {
 }
 
 /** Case- and diacritic-insensitive form of a word. */
-export function foldWord(word: string): string {
+function foldWord(word: string): string {
   if (PLAIN_ASCII.test(word)) return word.toLowerCase();
   // Final sigma is a lowercase form of the same letter.
   return word.normalize('NFD').replace(DIACRITICS, '').normalize('NFC').toLowerCase().replace(/ς/g, 'σ');

@@ -2,12 +2,12 @@
 import Type from 'typebox';
 
 /** `message` repeats `error` for clients that show only a body's `message` (src/http/envelope.ts). */
-export const ErrorBody = Type.Object(
+const ErrorBody = Type.Object(
   { success: Type.Literal(false), error: Type.String(), message: Type.String() },
   { description: 'The failure envelope; `message` is the same text as `error`.' },
 );
 
-export const RateLimitedBody = Type.Object(
+const RateLimitedBody = Type.Object(
   {
     success: Type.Literal(false),
     error: Type.Literal('rate_limited'),

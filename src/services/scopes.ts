@@ -24,7 +24,7 @@ const IMPLIED_BY: Partial<Record<Scope, Scope[]>> = {
  */
 const FORMER_NAMES = new Map<string, Scope>([['messages:read', 'summaries:read']]);
 
-export function isScope(value: string): value is Scope {
+function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }
 

@@ -12,7 +12,7 @@ import type { WriteSession } from './writes.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export type ActivityRow = Insertable<ActivitiesTable>;
+export type ActivityWrite = Insertable<ActivitiesTable>;
 
 const ACTIVITY_COLUMNS = [
   'id',
@@ -35,7 +35,8 @@ const SQLITE_UPSERT = fixedQuery((db, values, shape) => {
   const width = ACTIVITY_COLUMNS.length;
   const rows = Array.from(
     { length: Number(shape) },
-    (_, r) => Object.fromEntries(ACTIVITY_COLUMNS.map((c, i) => [c, values[r * width + i]])) as unknown as ActivityRow,
+    (_, r) =>
+      Object.fromEntries(ACTIVITY_COLUMNS.map((c, i) => [c, values[r * width + i]])) as unknown as ActivityWrite,
   );
   return db
     .insertInto('activities')
@@ -84,7 +85,7 @@ const POSTGRES_UPSERT = `insert into activities (${ACTIVITY_COLUMNS.join(', ')},
   on conflict (id) do update set ${[...ACTIVITY_COLUMNS.slice(1), 'search_words'].map((c) => `${c} = excluded.${c}`).join(', ')}`;
 
 /** The statement that inserts or replaces `rows` (at least one, distinct ids) by id. */
-function activityUpsert(db: Db, rows: ActivityRow[]): CompiledQuery {
+function activityUpsert(db: Db, rows: ActivityWrite[]): CompiledQuery {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     const columns: unknown[][] = ACTIVITY_COLUMNS.map((column) => rows.map((row) => row[column] ?? null));
     // The search words, computed here rather than by the database (migration 0004).
@@ -100,7 +101,7 @@ function activityUpsert(db: Db, rows: ActivityRow[]): CompiledQuery {
 
 /** Rows to upsert with their statement, built ahead (see prepareActivityUpsert). */
 export interface ActivityUpsert {
-  rows: ActivityRow[];
+  rows: ActivityWrite[];
   statement: CompiledQuery;
 }
 
@@ -109,7 +110,7 @@ export interface ActivityUpsert {
  * a batch's statement (on PostgreSQL with its search words, most of the work) while the
  * database writes the batch before.
  */
-export function prepareActivityUpsert(session: WriteSession, rows: ActivityRow[]): ActivityUpsert {
+export function prepareActivityUpsert(session: WriteSession, rows: ActivityWrite[]): ActivityUpsert {
   return { rows, statement: activityUpsert(session.db, rows) };
 }
 
@@ -117,7 +118,7 @@ export function prepareActivityUpsert(session: WriteSession, rows: ActivityRow[]
  * Inserts or replaces activities by id (distinct ids), in one statement: their days before and
  * after are changed, their rollups and search entries follow.
  */
-export async function upsertActivities(session: WriteSession, batch: ActivityRow[] | ActivityUpsert): Promise<void> {
+export async function upsertActivities(session: WriteSession, batch: ActivityWrite[] | ActivityUpsert): Promise<void> {
   if (Array.isArray(batch) && batch.length === 0) return;
   const { rows, statement } = Array.isArray(batch) ? prepareActivityUpsert(session, batch) : batch;
   const deferred = await session.beforeActivityWrite();

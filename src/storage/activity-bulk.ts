@@ -20,7 +20,7 @@
  * the search words (see activities.ts for its own fast path).
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { ActivityRow, PreviousActivity } from './activities.ts';
+import type { ActivityWrite, PreviousActivity } from './activities.ts';
 import { scopeOf } from './migrations/0002-search.ts';
 import { KEY as ROLLUP_KEY, keyOf as rollupKeyOf } from './migrations/0003-day-rollups.ts';
 import type { Database } from './schema.ts';
@@ -73,7 +73,7 @@ export class DeferredActivityUpkeep {
    * fresh table). Their days are summed again, and the index entries of those indexed before
    * this write began are removed.
    */
-  async beforeWrite(rows: ActivityRow[], previous: PreviousActivity[]): Promise<void> {
+  async beforeWrite(rows: ActivityWrite[], previous: PreviousActivity[]): Promise<void> {
     for (const r of rows) this.days.add(`${r.user_id}\u0000${r.local_date}`);
     for (const p of previous) this.days.add(`${p.user_id}\u0000${p.local_date}`);
     if (this.fresh) return;

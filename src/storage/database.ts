@@ -39,7 +39,7 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-export interface SqliteStatements {
+interface SqliteStatements {
   prepare(sql: string): SqliteDatabase.Statement;
   /**
    * Runs `work` (synchronous statements) without waiting for another process's write lock: a

@@ -144,7 +144,7 @@ export type ProjectChanges = Partial<
   >
 >;
 
-export async function updateProject(db: Kysely<Database>, id: string, changes: ProjectChanges): Promise<void> {
+export async function writeProjectChanges(db: Kysely<Database>, id: string, changes: ProjectChanges): Promise<void> {
   await db.updateTable('projects').set(changes).where('id', '=', id).execute();
 }
 

@@ -95,7 +95,7 @@ export interface ActivityDetailQuery {
 export type ActivityOrder = 'asc' | 'desc' | 'id';
 
 /** Rows per FETCH from the PostgreSQL cursor of eachActivity. */
-export const ACTIVITY_FETCH_ROWS = 500;
+const ACTIVITY_FETCH_ROWS = 500;
 
 /**
  * Ranges up to this long are read on PostgreSQL by one plain query: a week of one person's

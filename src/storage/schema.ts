@@ -4,7 +4,7 @@
  */
 import type { ColumnType, Generated } from 'kysely';
 
-export type Bool = number;
+type Bool = number;
 
 /**
  * PostgreSQL only (migrations 0002 and 0004): a task's or activity's search lexemes, which a
@@ -133,7 +133,7 @@ export interface SummariesTable {
  * Minutes and activity count per user, local day, project, category and task, kept by triggers
  * on `activities` (migration 0003). The key columns hold '' for none.
  */
-export interface DayRollupsTable {
+interface DayRollupsTable {
   user_id: string;
   local_date: string;
   project_key: string;
@@ -144,7 +144,7 @@ export interface DayRollupsTable {
 }
 
 /** Local days whose data changed, so summaries covering them can be rebuilt. */
-export interface ChangedDaysTable {
+interface ChangedDaysTable {
   user_id: string;
   local_date: string;
   changed_at: number;

@@ -6,7 +6,7 @@ import { textList } from './text-list.ts';
 import type { WriteSession } from './writes.ts';
 
 /** A task as written; the search words are the storage's own. */
-export type TaskRow = Omit<Insertable<TasksTable>, 'search_words'>;
+export type TaskWrite = Omit<Insertable<TasksTable>, 'search_words'>;
 
 export interface TaskOwner {
   userId: string;
@@ -17,7 +17,7 @@ export interface TaskOwner {
  * Inserts or replaces tasks by id (distinct ids). Activities without a project of their own
  * follow a task's new project. Returns the ids of stored tasks that now belong to another user.
  */
-export async function upsertTasks(session: WriteSession, rows: TaskRow[]): Promise<string[]> {
+export async function upsertTasks(session: WriteSession, rows: TaskWrite[]): Promise<string[]> {
   if (rows.length === 0) return [];
   const db = session.db;
   const stored = await db

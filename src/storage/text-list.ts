@@ -6,7 +6,7 @@
 import { type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
 
 /** The values as a table `alias` of one column, `value`: to join to (`alias.value = t.id`). */
-export function textRows<DB>(db: Kysely<DB>, values: Iterable<string>, alias: string): RawBuilder<{ value: string }> {
+function textRows<DB>(db: Kysely<DB>, values: Iterable<string>, alias: string): RawBuilder<{ value: string }> {
   return jsonTextRows(db, jsonList(values), alias);
 }
 

@@ -8,7 +8,7 @@ import { importDataset } from '../../src/dataset/import.ts';
 import type { Dialect } from '../../src/storage/database.ts';
 import { DEFAULT_NOW, KEYS, type TestApp, call, createTestApp, fixturesDir } from '../helper.ts';
 
-export const WORLD = join(fixturesDir, 'projects-world.json');
+const WORLD = join(fixturesDir, 'projects-world.json');
 
 export const PROJECT_KEYS = {
   ...KEYS,

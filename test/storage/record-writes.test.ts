@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type ActivityRow, deleteActivities, upsertActivities } from '../../src/storage/activities.ts';
+import { type ActivityWrite, deleteActivities, upsertActivities } from '../../src/storage/activities.ts';
 import { upsertDayComments } from '../../src/storage/day-comments.ts';
 import { deleteTasks, upsertTasks } from '../../src/storage/tasks.ts';
 import { type WriteSession, writeRecords } from '../../src/storage/writes.ts';
@@ -19,8 +19,8 @@ function aliceActivity(
   startIso: string,
   minutes: number,
   headline: string,
-  fields: Partial<ActivityRow> = {},
-): ActivityRow {
+  fields: Partial<ActivityWrite> = {},
+): ActivityWrite {
   const start = Date.parse(startIso);
   return {
     id,

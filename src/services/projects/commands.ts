@@ -23,7 +23,7 @@ import {
   portfoliosUsableBy,
   type TeamRef,
   teamsByIds,
-  updateProject as writeProjectChanges,
+  writeProjectChanges,
 } from '../../storage/projects.ts';
 import type { Database } from '../../storage/schema.ts';
 import { canSeeProject, type Viewer } from './access.ts';
@@ -47,7 +47,7 @@ export interface ProjectContext {
   clock?: () => number;
 }
 
-export const PROJECT_NOT_FOUND = 'Project not found';
+const PROJECT_NOT_FOUND = 'Project not found';
 
 export async function listProjects(
   ctx: ProjectContext,

@@ -6,7 +6,7 @@ import type { ProjectRow } from '../../storage/projects.ts';
 /** The Project response schema's type (schemas/projects.ts), as the project commands name it. */
 export type ProjectView = Project;
 
-export function parseContributorIds(stored: string | null): string[] | null {
+function parseContributorIds(stored: string | null): string[] | null {
   return stored === null ? null : (JSON.parse(stored) as string[]);
 }
 

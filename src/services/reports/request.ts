@@ -9,9 +9,9 @@ import { DAY_MS } from '../../lib/time.ts';
 import type { ReportBody } from '../../schemas/report.ts';
 
 /** Longest range per level, in days of 24 hours. */
-export const RANGE_LIMIT_DAYS = { activity: 90, day: 365, task: 365, week: 365 } as const;
+const RANGE_LIMIT_DAYS = { activity: 90, day: 365, task: 365, week: 365 } as const;
 
-export type ReportLevel = keyof typeof RANGE_LIMIT_DAYS;
+type ReportLevel = keyof typeof RANGE_LIMIT_DAYS;
 
 export interface ReportRequest {
   /** Unix ms, inclusive. */

@@ -12,7 +12,7 @@ import { bestField, buildSnippet } from './snippet.ts';
 import { DAY_MS } from '../../lib/time.ts';
 
 /** `Found 3 matches for "x" in the last 7 days.` / `No matches for "x" in the last 1 day.` */
-export function describeMatches(total: number, query: string, days: number): string {
+function describeMatches(total: number, query: string, days: number): string {
   const window = `in the last ${days} ${days === 1 ? 'day' : 'days'}.`;
   if (total === 0) return `No matches for "${query}" ${window}`;
   return `Found ${total} ${total === 1 ? 'match' : 'matches'} for "${query}" ${window}`;

@@ -4,7 +4,7 @@
  */
 import type { FieldMatch } from './ranking.ts';
 
-export const SNIPPET_LENGTH = 200;
+const SNIPPET_LENGTH = 200;
 /** How much text before the match stays in view. */
 const LEAD = 60;
 const ELLIPSIS = '…';

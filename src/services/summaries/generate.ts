@@ -36,7 +36,7 @@ export interface GenerateOptions {
   signal?: AbortSignal;
 }
 
-export interface GenerateProgress {
+interface GenerateProgress {
   usersDone: number;
   usersTotal: number;
   built: number;

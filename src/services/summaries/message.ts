@@ -18,13 +18,13 @@ import { renderText } from './render-text.ts';
 import { firstNameOf, type Summary, subjectOf } from './summary.ts';
 
 export const FORMATS = ['html', 'text', 'slack', 'discord'] as const;
-export type Format = (typeof FORMATS)[number];
+type Format = (typeof FORMATS)[number];
 
 export type Message = Payload<MessageResponse>;
 
-export const NO_SUMMARY = 'No summary exists for this date and level yet.';
+const NO_SUMMARY = 'No summary exists for this date and level yet.';
 
-export function renderSummary(summary: Summary, format: Format, firstName: string): Message {
+function renderSummary(summary: Summary, format: Format, firstName: string): Message {
   const subject = subjectOf(summary, firstName);
   const render = { html: renderHtml, text: renderText, slack: renderSlack, discord: renderDiscord }[format];
   return { level: summary.level, format, content: render(summary, subject), metadata: { subject } };

@@ -17,10 +17,6 @@ export interface Period {
   end: string;
 }
 
-export function isLevel(value: string): value is Level {
-  return (LEVELS as readonly string[]).includes(value);
-}
-
 /** Year and month 1–12 of a month counted from `year`'s January, stepping across year ends. */
 function normalMonth(year: number, month: number): [number, number] {
   return [year + Math.floor((month - 1) / 12), ((((month - 1) % 12) + 12) % 12) + 1];

@@ -8,7 +8,7 @@ import { formatDuration } from './durations.ts';
 import { clip, fitLines } from './fit-text.ts';
 import { type Summary, categoryName, changeLine, periodLabel, shortDate, taskName, totalLine } from './summary.ts';
 
-export const DISCORD_LIMITS = {
+const DISCORD_LIMITS = {
   title: 256,
   description: 4096,
   fields: 25,
@@ -22,7 +22,7 @@ export const DISCORD_LIMITS = {
 const COLOR = 0x6c63ff;
 const ITEM_CHARS = 300;
 
-export function escapeDiscordMarkdown(text: string): string {
+function escapeDiscordMarkdown(text: string): string {
   return text.replace(/[\\*_~`|<>[\]#]/g, '\\$&');
 }
 

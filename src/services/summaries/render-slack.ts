@@ -10,12 +10,12 @@ import { formatDuration } from './durations.ts';
 import { clip, fitLines } from './fit-text.ts';
 import { type Summary, categoryName, changeLine, periodLabel, shortDate, taskName, totalLine } from './summary.ts';
 
-export const SLACK_LIMITS = { blocks: 50, headerText: 150, sectionText: 3000, contextElements: 10 } as const;
+const SLACK_LIMITS = { blocks: 50, headerText: 150, sectionText: 3000, contextElements: 10 } as const;
 
 /** Longest user string shown in one list line, before escaping. */
 const ITEM_CHARS = 300;
 
-export function escapeMrkdwn(text: string): string {
+function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 

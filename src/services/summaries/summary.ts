@@ -22,7 +22,7 @@ export interface SummaryTask {
   minutes: number;
 }
 
-export interface SummaryComment {
+interface SummaryComment {
   date: string;
   comment: string;
 }
