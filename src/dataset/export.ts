@@ -18,7 +18,7 @@ import {
   teamsAfter,
   usersAfter,
 } from '../storage/export.ts';
-import { ARRAY_OF, type RecordType } from './schema.ts';
+import { ARRAY_OF, RECORD_TYPES, type RecordType } from './schema.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -137,18 +137,6 @@ const pages: Record<RecordType, Page> = {
     })),
 };
 
-const ORDER: RecordType[] = [
-  'user',
-  'team',
-  'portfolio',
-  'category',
-  'project',
-  'task',
-  'activity',
-  'dayComment',
-  'apiKey',
-];
-
 async function write(out: Writable, text: string): Promise<void> {
   if (!out.write(text)) await once(out, 'drain');
 }
@@ -158,7 +146,7 @@ export type ExportFormat = 'json' | 'ndjson';
 export async function exportDataset(storage: Storage, out: Writable, format: ExportFormat): Promise<number> {
   let total = 0;
   if (format === 'json') await write(out, '{\n  "version": 1');
-  for (const type of ORDER) {
+  for (const type of RECORD_TYPES) {
     let after = '';
     let first = true;
     if (format === 'json') await write(out, `,\n  "${ARRAY_OF[type]}": [`);

@@ -127,30 +127,6 @@ export const TEAM_NAMES = [
   'Notifications',
 ] as const;
 
-/** The allowed project colors of the API specification. */
-export const COLORS = [
-  '#FFB623',
-  '#4BC0C0',
-  '#6C63FF',
-  '#FF4590',
-  '#32D74B',
-  '#FFD166',
-  '#845EC2',
-  '#00C2FF',
-  '#FF6B6B',
-  '#00B8A9',
-  '#FF9F1C',
-  '#F9F871',
-  '#EF5DA8',
-  '#4ECDC4',
-  '#00BBF9',
-  '#FF9671',
-  '#FCBAD3',
-  '#A6E3E9',
-  '#FFCB77',
-  '#D65DB1',
-] as const;
-
 export const TEAM_PROJECTS = [
   { name: 'Public API', description: 'The HTTP API our customers integrate with: endpoints, limits and docs.' },
   { name: 'Billing revamp', description: 'Move invoicing to usage-based plans without surprising existing customers.' },

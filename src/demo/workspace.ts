@@ -14,9 +14,9 @@ import type {
 } from '../dataset/records.ts';
 import { addDays, localDateOf, firstInstantOfLocalDay } from '../lib/time.ts';
 import { SCOPES } from '../services/scopes.ts';
+import { PROJECT_COLORS } from '../services/projects/fields.ts';
 import {
   CATEGORIES,
-  COLORS,
   CONFIDENTIAL_PROJECTS,
   FIRST_NAMES,
   LAST_NAMES,
@@ -152,8 +152,8 @@ export function buildWorkspace(options: DemoOptions): DemoWorkspace {
   const { users, people } = buildPeople(options);
   const earliest = people.map((p) => p.firstDay).sort()[0] ?? '';
   const createdAt = (daysBefore: number) => iso(firstInstantOfLocalDay(addDays(earliest, -daysBefore), 'UTC'));
-  let colorIndex = random.int(0, COLORS.length - 1);
-  const nextColor = () => COLORS[colorIndex++ % COLORS.length]!;
+  let colorIndex = random.int(0, PROJECT_COLORS.length - 1);
+  const nextColor = () => PROJECT_COLORS[colorIndex++ % PROJECT_COLORS.length]!;
 
   const teamCount = Math.max(1, Math.round(people.length / 6));
   const teams: TeamRecord[] = [];

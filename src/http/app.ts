@@ -294,4 +294,3 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   }
   return app;
 }
-
