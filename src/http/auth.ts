@@ -102,16 +102,42 @@ export function registerAuth(app: App, deps: AppDeps): void {
 
   app.decorateRequest('auth', null as unknown as AuthContext);
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style: a cached key under the in-process rate limiter is checked without a promise
+  // (the common case); anything that needs a database or Redis round trip goes through check().
+  app.addHook('onRequest', (request, reply, done) => {
     const required = request.routeOptions.config?.scope;
-    if (!required) return;
+    if (!required) return done();
 
     const presented = presentedKey(request.headers['x-api-key']);
     if (!presented) {
-      return fail(reply, 401, 'Missing API key');
+      fail(reply, 401, 'Missing API key');
+      return;
     }
 
     const now = deps.now();
+    const key = keys.get(presented, now);
+    if (key && !rateLimiter.shared && !blockedUntil.has(request.ip)) {
+      const counted = rateLimiter.hit(`key:${key.keyId}`, config.rateLimitPerMinute);
+      if (!(counted instanceof Promise)) {
+        if (afterRateLimit(request, reply, key, counted, now, required) === undefined) done();
+        return;
+      }
+    }
+    check(request, reply, required, presented, now).then(
+      (replied) => {
+        if (replied === undefined) done();
+      },
+      (err: Error) => done(err),
+    );
+  });
+
+  async function check(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    required: Scope,
+    presented: string,
+    now: number,
+  ): Promise<FastifyReply | undefined> {
     const blocked = blockedUntil.get(request.ip);
     if (blocked !== undefined) {
       if (blocked > now) {
@@ -159,7 +185,7 @@ export function registerAuth(app: App, deps: AppDeps): void {
       return afterRateLimit(request, reply, key, rate, now, required);
     }
     return afterRateLimit(request, reply, key, counted instanceof Promise ? await counted : counted, now, required);
-  });
+  }
 
   function afterRateLimit(
     request: FastifyRequest,
