@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type KeyWithUser, type UserRow, findKeyByHash, touchKey } from '../storage/accounts.ts';
 import { hashApiKey } from '../services/api-keys.ts';
 import { type Viewer, loadViewer } from '../services/projects/access.ts';
-import { type Scope, grants } from '../services/scopes.ts';
+import { SCOPES, type Scope, grants } from '../services/scopes.ts';
 import type { App, AppDeps } from './types.ts';
 import { failureBody } from './envelope.ts';
 import type { RateLimitResult } from './rate-limit.ts';
@@ -27,6 +27,8 @@ export interface AuthContext {
  */
 interface CachedKey extends KeyWithUser {
   viewer: Viewer;
+  /** Every scope the key's scopes grant, implied ones included, worked out once per lookup. */
+  granted: ReadonlySet<Scope>;
 }
 
 declare module 'fastify' {
@@ -157,7 +159,14 @@ export function registerAuth(app: App, deps: AppDeps): void {
     let key = keys.get(presented, now);
     if (key === undefined) {
       const found = await findKeyByHash(storage.db, hashApiKey(presented));
-      key = found && !found.revoked ? { ...found, viewer: await loadViewer(storage.db, found.user.id) } : null;
+      key =
+        found && !found.revoked
+          ? {
+              ...found,
+              viewer: await loadViewer(storage.db, found.user.id),
+              granted: new Set(SCOPES.filter((scope) => grants(found.scopes, scope))),
+            }
+          : null;
       if (key) keys.set(presented, key, now);
     }
     if (!key) {
@@ -198,7 +207,7 @@ export function registerAuth(app: App, deps: AppDeps): void {
     setRateHeaders(reply, rate);
     if (!rate.allowed) return rateLimited(reply, rate);
 
-    if (!grants(key.scopes, required)) {
+    if (!key.granted.has(required)) {
       return fail(reply, 403, `API key missing required scope: ${required}`);
     }
     if (request.routeOptions.config.plan === 'core' && key.user.plan === 'free') {
