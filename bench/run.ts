@@ -150,7 +150,7 @@ const scenarios: Record<string, Scenario> = {
       p99: last.p99,
       peakRssMb: peak,
       ratio: median(rounds.daybook) / median(rounds.bare),
-      target: '≥ 0.75 × bare Fastify',
+      target: '≥ 0.80 × bare Fastify',
       note: `bare ${Math.round(median(rounds.bare))} req/s${last.non2xx ? `; ${last.non2xx} non-2xx` : ''}`,
     });
   },

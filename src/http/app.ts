@@ -9,7 +9,12 @@ import type { Duplex } from 'node:stream';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import FindMyWay from 'find-my-way';
 import AjvCompiler from '@fastify/ajv-compiler';
 import { fieldHoldingNul, NUL_RULE } from '../lib/nul.ts';
@@ -37,6 +42,83 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
       req: (req) => ({ method: req.method, path: String(req.url).split('?')[0], remoteAddress: req.ip }),
     },
   };
+}
+
+type Bindings = Parameters<FastifyBaseLogger['child']>[0];
+type ChildLoggerOptions = NonNullable<Parameters<FastifyBaseLogger['child']>[1]>;
+type BaseLogger = FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
+type LogFn = (...args: unknown[]) => void;
+
+/**
+ * A request's logger that makes its pino child (with the request id bound) only when a line is
+ * written at an enabled level: most requests log nothing, and a child per request cost a
+ * measurable share of a fast route's time (docs/performance.md). Lines written are the same.
+ */
+class LazyRequestLogger {
+  #parent: BaseLogger;
+  #bindings: Bindings;
+  #options: ChildLoggerOptions;
+  #child: FastifyBaseLogger | undefined;
+
+  constructor(parent: BaseLogger, bindings: Bindings, options: ChildLoggerOptions) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+    this.#options = options;
+  }
+
+  #real(): FastifyBaseLogger {
+    if (this.#child === undefined) this.#child = this.#parent.child(this.#bindings, this.#options);
+    return this.#child;
+  }
+
+  #write(level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace', args: unknown[]): void {
+    if (this.#child === undefined && this.#parent.isLevelEnabled?.(level) === false) return;
+    (this.#real()[level] as LogFn)(...args);
+  }
+
+  get level(): string {
+    return (this.#child ?? this.#parent).level;
+  }
+  set level(level: string) {
+    this.#real().level = level;
+  }
+  isLevelEnabled(level: string): boolean {
+    return ((this.#child ?? this.#parent) as BaseLogger).isLevelEnabled?.(level) ?? true;
+  }
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.#real().child(bindings, options);
+  }
+  silent(..._args: unknown[]): void {}
+  fatal(...args: unknown[]): void {
+    this.#write('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.#write('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.#write('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.#write('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.#write('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.#write('trace', args);
+  }
+}
+
+/** Fastify's childLoggerFactory: a lazy child, unless the route sets a level of its own. */
+function lazyChildLogger(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
+  if (options.level !== undefined || typeof (logger as BaseLogger).isLevelEnabled !== 'function') {
+    return logger.child(bindings, options);
+  }
+  return new LazyRequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
 }
 
 const MAX_PARAM_LENGTH = 16 * 1024;
@@ -121,6 +203,7 @@ function answerClientError(
 export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<App> {
   const app = Fastify({
     logger: options.logger ?? false,
+    ...(options.logger ? { childLoggerFactory: lazyChildLogger } : {}),
     bodyLimit: BODY_LIMIT,
     exposeHeadRoutes: false,
     trustProxy: deps.config.trustProxy,

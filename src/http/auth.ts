@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type KeyWithUser, type UserRow, findKeyByHash, touchKey } from '../storage/accounts.ts';
 import { hashApiKey } from '../services/api-keys.ts';
 import { type Viewer, loadViewer } from '../services/projects/access.ts';
-import { type Scope, grants } from '../services/scopes.ts';
+import { SCOPES, type Scope, grants } from '../services/scopes.ts';
 import type { App, AppDeps } from './types.ts';
 import { failureBody } from './envelope.ts';
 import type { RateLimitResult } from './rate-limit.ts';
@@ -27,6 +27,8 @@ interface AuthContext {
  */
 interface CachedKey extends KeyWithUser {
   viewer: Viewer;
+  /** Every scope the key's scopes grant, implied ones included, worked out once per lookup. */
+  granted: ReadonlySet<Scope>;
 }
 
 declare module 'fastify' {
@@ -102,16 +104,42 @@ export function registerAuth(app: App, deps: AppDeps): void {
 
   app.decorateRequest('auth', null as unknown as AuthContext);
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style: a cached key under the in-process rate limiter is checked without a promise
+  // (the common case); anything that needs a database or Redis round trip goes through check().
+  app.addHook('onRequest', (request, reply, done) => {
     const required = request.routeOptions.config?.scope;
-    if (!required) return;
+    if (!required) return done();
 
     const presented = presentedKey(request.headers['x-api-key']);
     if (!presented) {
-      return fail(reply, 401, 'Missing API key');
+      fail(reply, 401, 'Missing API key');
+      return;
     }
 
     const now = deps.now();
+    const key = keys.get(presented, now);
+    if (key && !rateLimiter.shared && !blockedUntil.has(request.ip)) {
+      const counted = rateLimiter.hit(`key:${key.keyId}`, config.rateLimitPerMinute);
+      if (!(counted instanceof Promise)) {
+        if (afterRateLimit(request, reply, key, counted, now, required) === undefined) done();
+        return;
+      }
+    }
+    check(request, reply, required, presented, now).then(
+      (replied) => {
+        if (replied === undefined) done();
+      },
+      (err: Error) => done(err),
+    );
+  });
+
+  async function check(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    required: Scope,
+    presented: string,
+    now: number,
+  ): Promise<FastifyReply | undefined> {
     const blocked = blockedUntil.get(request.ip);
     if (blocked !== undefined) {
       if (blocked > now) {
@@ -131,7 +159,14 @@ export function registerAuth(app: App, deps: AppDeps): void {
     let key = keys.get(presented, now);
     if (key === undefined) {
       const found = await findKeyByHash(storage.db, hashApiKey(presented));
-      key = found && !found.revoked ? { ...found, viewer: await loadViewer(storage.db, found.user.id) } : null;
+      key =
+        found && !found.revoked
+          ? {
+              ...found,
+              viewer: await loadViewer(storage.db, found.user.id),
+              granted: new Set(SCOPES.filter((scope) => grants(found.scopes, scope))),
+            }
+          : null;
       if (key) keys.set(presented, key, now);
     }
     if (!key) {
@@ -159,7 +194,7 @@ export function registerAuth(app: App, deps: AppDeps): void {
       return afterRateLimit(request, reply, key, rate, now, required);
     }
     return afterRateLimit(request, reply, key, counted instanceof Promise ? await counted : counted, now, required);
-  });
+  }
 
   function afterRateLimit(
     request: FastifyRequest,
@@ -172,7 +207,7 @@ export function registerAuth(app: App, deps: AppDeps): void {
     setRateHeaders(reply, rate);
     if (!rate.allowed) return rateLimited(reply, rate);
 
-    if (!grants(key.scopes, required)) {
+    if (!key.granted.has(required)) {
       return fail(reply, 403, `API key missing required scope: ${required}`);
     }
     if (request.routeOptions.config.plan === 'core' && key.user.plan === 'free') {
