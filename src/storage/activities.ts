@@ -284,3 +284,14 @@ export async function refreshAutoTaskCreatedAt(db: Db, taskIds?: ReadonlySet<str
       and created_at <> (select min(a.start) from activities a where a.task_id = tasks.id)
   `.execute(db);
 }
+
+/** The owner of each stored activity among `ids` (at most a batch). */
+export async function activityOwners(session: WriteSession, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await session.db
+    .selectFrom('activities')
+    .select(['id', 'user_id'])
+    .where('id', 'in', textList(session.db, ids))
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.user_id]));
+}
