@@ -314,6 +314,12 @@ forEachDialect('POST /activities and DELETE /activities/:id', (dialect) => {
         { activities: [item({ headline: 'a\u0000b' })] },
         'activities[0].headline must not contain the NUL character (\\u0000)',
       ],
+      [{ activities: [item({ headline: 'a\ud800b' })] }, 'activities[0].headline must not contain a lone surrogate'],
+      [
+        { activities: [item(), item({ description: '\udfff' })] },
+        'activities[1].description must not contain a lone surrogate',
+      ],
+      [{ activities: [item({ category: 'x\ud800' })] }, 'activities[0].category must not contain a lone surrogate'],
     ];
     for (const [body, error] of cases) {
       const res = await post(body);
@@ -329,6 +335,13 @@ forEachDialect('POST /activities and DELETE /activities/:id', (dialect) => {
       headers: { 'content-type': 'application/json' },
     });
     assert.deepEqual([malformed.status, malformed.json], failure(400, 'Malformed JSON body'));
+    const tooLarge = await call(t.app, 'POST', '/activities', {
+      key: ALICE,
+      body: JSON.stringify({ activities: [item({ description: 'x'.repeat(1024 * 1024) })] }),
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.deepEqual([tooLarge.status, tooLarge.json], failure(413, 'Request body too large'));
+    assert.equal(await count(), before + 1);
   });
 
   test('a batch of 1,000 items is stored whole', async () => {

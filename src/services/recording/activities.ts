@@ -44,6 +44,12 @@ function readItems(body: RecordActivitiesBody, now: number): Item[] {
   return body.activities.map((a, i) => {
     const field = (name: string) => `activities[${i}].${name}`;
     if (/^\s*$/u.test(a.headline)) throw badRequest(`${field('headline')} must be 1 to 300 characters, not blank`);
+    // A lone surrogate cannot be stored as sent (UTF-8 has none): refused rather than altered.
+    for (const name of ['headline', 'description', 'category'] as const) {
+      const text = a[name];
+      if (typeof text === 'string' && !text.isWellFormed())
+        throw badRequest(`${field(name)} must not contain a lone surrogate`);
+    }
     const start = typeof a.start === 'number' ? a.start : Date.parse(a.start);
     if (!Number.isFinite(start) || (typeof a.start === 'string' && !realDate(a.start)))
       throw badRequest(`${field('start')} ${START_RULE}`);
