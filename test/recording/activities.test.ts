@@ -246,6 +246,18 @@ forEachDialect('POST /activities and DELETE /activities/:id', (dialect) => {
     assert.equal(ok.status, 200);
   });
 
+  test('two users racing to record one new id: one records it, the other gets 409', async () => {
+    const batch = { activities: [item({ id: 'a_race', start: '2026-11-15T09:00:00Z' })] };
+    const [alice, bob] = await Promise.all([post(batch), post(batch, BOB)]);
+    assert.deepEqual([alice.status, bob.status].sort(), [200, 409]);
+    const owner = await database.storage.db
+      .selectFrom('activities')
+      .select('user_id')
+      .where('id', '=', 'a_race')
+      .executeTakeFirstOrThrow();
+    assert.equal(owner.user_id, alice.status === 200 ? 'u_alice' : 'u_bob');
+  });
+
   test('every invalid item is a 400 naming it and its field, and stores nothing', async () => {
     const before = await count();
     const many = Array.from({ length: 1001 }, () => item());

@@ -7,7 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { ApiError, badRequest, forbidden, notFound, shown } from '../../errors.ts';
 import { localDateOf } from '../../lib/time.ts';
 import type { UserRow } from '../../storage/accounts.ts';
-import { type ActivityWrite, activityOwners, deleteActivities, upsertActivities } from '../../storage/activities.ts';
+import {
+  type ActivityWrite,
+  activityOwners,
+  deleteActivities,
+  lockActivityIds,
+  upsertActivities,
+} from '../../storage/activities.ts';
 import type { Storage } from '../../storage/database.ts';
 import { categoriesNamed, projectsForLogging } from '../../storage/projects.ts';
 import { tasksByIds } from '../../storage/tasks.ts';
@@ -100,10 +106,10 @@ export async function recordActivities(
   const items = readItems(body, now);
   const userId = caller.user.id;
   return writeRecords(storage, {}, async (session) => {
-    const owners = await activityOwners(
-      session,
-      items.filter((item) => item.given).map((item) => item.id),
-    );
+    const given = items.filter((item) => item.given).map((item) => item.id);
+    // Another write of one of these ids (another user's) ends first, then its rows are seen.
+    await lockActivityIds(session, given);
+    const owners = await activityOwners(session, given);
     for (const item of items) {
       const owner = owners.get(item.id);
       if (owner !== undefined && owner !== userId)
