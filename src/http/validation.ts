@@ -14,7 +14,7 @@
  *
  * In the text, `{value}` is the value as errors repeat it (`shown`: a string as it is, cut to
  * 100 characters, anything else by its kind) and `{quoted}` the same with a string in JSON
- * quotes. The keyword is Ajv's annotation only: it never changes what is valid.
+ * quotes, `{field}` the field's name (`activities[3].headline`). The keyword is Ajv's annotation only: it never changes what is valid.
  */
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import { shown } from '../errors.ts';
@@ -25,14 +25,18 @@ export const ERROR_KEYWORD = 'x-error';
 type SchemaError = FastifySchemaValidationError & { parentSchema?: Record<string, unknown>; data?: unknown };
 
 function fieldOf(error: FastifySchemaValidationError, dataVar: string): string {
-  const path = (error.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  // An entry of a list is named by its index: `activities[3].durationMinutes`.
+  const path = (error.instancePath ?? '')
+    .replace(/^\//, '')
+    .replace(/\/(\d+)(?=\/|$)/g, '[$1]')
+    .replace(/\//g, '.');
   const missing = (error.params as { missingProperty?: string }).missingProperty;
   if (missing) return path ? `${path}.${missing}` : missing;
   return path || dataVar;
 }
 
 /** The schema's own wording of a failure of `keyword`, with the value filled in, or undefined. */
-function wordingOf(schema: unknown, keyword: string, value: unknown): string | undefined {
+function wordingOf(schema: unknown, keyword: string, value: unknown, field = ''): string | undefined {
   if (schema === null || typeof schema !== 'object') return undefined;
   const wording = (schema as Record<string, unknown>)[ERROR_KEYWORD];
   const byKeyword = wording as Record<string, string> | undefined;
@@ -41,9 +45,10 @@ function wordingOf(schema: unknown, keyword: string, value: unknown): string | u
       ? wording
       : ((keyword === 'type' && value === null ? byKeyword?.null : undefined) ?? byKeyword?.[keyword]);
   if (text === undefined) return undefined;
-  return text.replace(/\{(value|quoted)\}/g, (_, placeholder: string) =>
-    placeholder === 'quoted' && typeof value === 'string' ? JSON.stringify(shown(value)) : shown(value),
-  );
+  return text.replace(/\{(value|quoted|field)\}/g, (_, placeholder: string) => {
+    if (placeholder === 'field') return field;
+    return placeholder === 'quoted' && typeof value === 'string' ? JSON.stringify(shown(value)) : shown(value);
+  });
 }
 
 /** A missing field is worded by the field's own schema; any other failure by the schema that failed. */
@@ -51,9 +56,9 @@ function ownWording(error: SchemaError): string | undefined {
   if (error.keyword === 'required') {
     const missing = (error.params as { missingProperty?: string }).missingProperty ?? '';
     const properties = error.parentSchema?.properties as Record<string, unknown> | undefined;
-    return wordingOf(properties?.[missing], 'required', undefined);
+    return wordingOf(properties?.[missing], 'required', undefined, fieldOf(error, ''));
   }
-  return wordingOf(error.parentSchema, error.keyword, error.data);
+  return wordingOf(error.parentSchema, error.keyword, error.data, fieldOf(error, ''));
 }
 
 function genericMessage(error: FastifySchemaValidationError, dataVar: string): string {
@@ -109,10 +114,10 @@ function unionMessage(union: SchemaError, errors: SchemaError[], dataVar: string
   if (fitting)
     return (
       ownWording(fitting) ??
-      wordingOf(union.parentSchema, fitting.keyword, fitting.data) ??
+      wordingOf(union.parentSchema, fitting.keyword, fitting.data, fieldOf(union, dataVar)) ??
       genericMessage(fitting, dataVar)
     );
-  const own = wordingOf(union.parentSchema, 'type', union.data);
+  const own = wordingOf(union.parentSchema, 'type', union.data, fieldOf(union, dataVar));
   if (own !== undefined) return own;
   const types = [...branches.values()].flatMap((list) =>
     list.filter(wrongType).map((e) => String((e.params as { type?: unknown }).type)),

@@ -10,6 +10,9 @@
  */
 import { addDays, firstInstantOfLocalDay } from '../lib/time.ts';
 
+/** The activity POST /activities's example records and DELETE /activities/:id's deletes. */
+export const EXAMPLE_ACTIVITY_ID = 'act_docs_example';
+
 /** The day (UTC) the committed document's examples are dated from; a Monday. */
 const DOCUMENT_DAY = '2026-11-23';
 
@@ -29,6 +32,18 @@ export function datedExamples(today: string) {
      * summary exists.
      */
     message: { date: addDays(today, -8), level: 'week', format: 'text' },
+    /** Half an hour of yesterday morning (UTC), under an id DELETE /activities/:id's example names. */
+    activities: {
+      activities: [
+        {
+          id: EXAMPLE_ACTIVITY_ID,
+          start: `${addDays(today, -1)}T09:00:00Z`,
+          durationMinutes: 30,
+          headline: 'Reviewed the release notes',
+          description: null,
+        },
+      ],
+    },
   };
 }
 

@@ -5,8 +5,7 @@ export const SCOPES = [
   'projects:write',
   'search:read',
   'user:read',
-  // Reserved for the routes that record work (docs/api.md, "Scopes"): accepted on keys so that
-  // keys made now keep working when they arrive; no route asks for it yet.
+  // The routes that record work (docs/api.md, "Recording work"), and no other scope grants them.
   'activity:write',
 ] as const;
 

@@ -284,3 +284,27 @@ export async function refreshAutoTaskCreatedAt(db: Db, taskIds?: ReadonlySet<str
       and created_at <> (select min(a.start) from activities a where a.task_id = tasks.id)
   `.execute(db);
 }
+
+/** The owner of each stored activity among `ids` (at most a batch). */
+export async function activityOwners(session: WriteSession, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await session.db
+    .selectFrom('activities')
+    .select(['id', 'user_id'])
+    .where('id', 'in', textList(session.db, ids))
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.user_id]));
+}
+
+/**
+ * PostgreSQL: holds a lock on each of these activity ids until the transaction ends, so that two
+ * API writes naming one id run one after the other and the second sees the first's row when it
+ * asks who owns it (activityOwners). SQLite's write transactions already run one at a time.
+ */
+export async function lockActivityIds(session: WriteSession, ids: readonly string[]): Promise<void> {
+  if (session.dialect !== 'postgres' || ids.length === 0) return;
+  // In the order of the keys, so two batches naming the same ids cannot wait for each other.
+  await sql`select pg_advisory_xact_lock(k) from (select distinct hashtextextended(value, 0) as k from ${textList(session.db, ids)} as ids(value) order by k) as locks`.execute(
+    session.db,
+  );
+}

@@ -316,3 +316,43 @@ export async function upsertProjects(session: WriteSession, rows: Insertable<Pro
     )
     .execute();
 }
+
+/** What deciding whether a user may log time to a project needs (see services/projects/access.ts). */
+export interface ProjectForLogging {
+  id: string;
+  teamId: string | null;
+  createdBy: string;
+  archived: boolean;
+  contributorIds: string[] | null;
+}
+
+/** The stored projects among `ids` (at most a batch's). */
+export async function projectsForLogging(session: WriteSession, ids: readonly string[]): Promise<ProjectForLogging[]> {
+  if (ids.length === 0) return [];
+  const rows = await session.db
+    .selectFrom('projects')
+    .select(['id', 'team_id', 'created_by', 'archived', 'contributor_ids'])
+    .where('id', 'in', textList(session.db, ids))
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    teamId: r.team_id,
+    createdBy: r.created_by,
+    archived: Boolean(r.archived),
+    contributorIds: r.contributor_ids === null ? null : (JSON.parse(r.contributor_ids) as string[]),
+  }));
+}
+
+/** The categories whose id or exact name is among `values`. */
+export async function categoriesNamed(
+  session: WriteSession,
+  values: readonly string[],
+): Promise<{ id: string; name: string }[]> {
+  if (values.length === 0) return [];
+  const list = textList(session.db, values);
+  return session.db
+    .selectFrom('categories')
+    .select(['id', 'name'])
+    .where((eb) => eb.or([eb('id', 'in', list), eb('name', 'in', list)]))
+    .execute();
+}

@@ -148,3 +148,17 @@ export async function activityOfAnotherUser(
     .executeTakeFirst();
   return row && { id: row.id, userId: row.user_id, taskId: row.task_id! };
 }
+
+/** The stored tasks among `ids` (at most a batch): owner and project. */
+export async function tasksByIds(
+  session: WriteSession,
+  ids: readonly string[],
+): Promise<{ id: string; userId: string; projectId: string | null }[]> {
+  if (ids.length === 0) return [];
+  const rows = await session.db
+    .selectFrom('tasks')
+    .select(['id', 'user_id', 'project_id'])
+    .where('id', 'in', textList(session.db, ids))
+    .execute();
+  return rows.map((r) => ({ id: r.id, userId: r.user_id, projectId: r.project_id }));
+}

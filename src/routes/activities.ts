@@ -1,0 +1,47 @@
+import type { RouteModule } from '../http/types.ts';
+import {
+  ActivityParams,
+  DeleteActivityResponse,
+  RecordActivitiesBody,
+  RecordActivitiesResponse,
+} from '../schemas/activities.ts';
+import { errorResponses } from '../schemas/common.ts';
+import { deleteActivity, recordActivities } from '../services/recording/activities.ts';
+
+const activityRoutes: RouteModule = (app, deps) => {
+  app.post(
+    '/activities',
+    {
+      config: { scope: 'activity:write' },
+      schema: {
+        summary: "Record or replace the caller's activities (1 to 1,000, all or nothing)",
+        tags: ['recording'],
+        body: RecordActivitiesBody,
+        response: { 200: RecordActivitiesResponse, ...errorResponses(409) },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      ...(await recordActivities(deps.storage, request.auth, request.body, deps.now())),
+    }),
+  );
+
+  app.delete(
+    '/activities/:id',
+    {
+      config: { scope: 'activity:write' },
+      schema: {
+        summary: "Delete one of the caller's activities",
+        tags: ['recording'],
+        params: ActivityParams,
+        response: { 200: DeleteActivityResponse, ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      await deleteActivity(deps.storage, request.auth.user.id, request.params.id);
+      return { success: true as const };
+    },
+  );
+};
+
+export default activityRoutes;

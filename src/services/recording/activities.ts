@@ -1,0 +1,178 @@
+/**
+ * POST /activities and DELETE /activities/:id (docs/api.md, "Recording work"): the rules a
+ * schema cannot state, then one write session (storage/writes.ts), the path the importer takes,
+ * so rollups, search, `usedAt` and the summaries' changed days follow at once.
+ */
+import { randomBytes } from 'node:crypto';
+import { ApiError, badRequest, forbidden, notFound, shown } from '../../errors.ts';
+import { localDateOf } from '../../lib/time.ts';
+import type { UserRow } from '../../storage/accounts.ts';
+import {
+  type ActivityWrite,
+  activityOwners,
+  deleteActivities,
+  lockActivityIds,
+  upsertActivities,
+} from '../../storage/activities.ts';
+import type { Storage } from '../../storage/database.ts';
+import { categoriesNamed, projectsForLogging } from '../../storage/projects.ts';
+import { tasksByIds } from '../../storage/tasks.ts';
+import { writeRecords } from '../../storage/writes.ts';
+import type { Payload } from '../../schemas/common.ts';
+import { type RecordActivitiesBody, type RecordActivitiesResponse, START_RULE } from '../../schemas/activities.ts';
+import { canSeeProject, mayLogTime, type Viewer } from '../projects/access.ts';
+
+/** How far past the present an activity may end (clocks differ a little). */
+const FUTURE_SLACK_MS = 5 * 60_000;
+
+const quoted = (value: string) => JSON.stringify(shown(value));
+
+/** An activity the caller sends, its start as Unix ms. */
+interface Item {
+  id: string;
+  given: boolean;
+  start: number;
+  durationMinutes: number;
+  headline: string;
+  description: string | null;
+  taskId: string | null;
+  projectId: string | null;
+  category: string | null;
+}
+
+function newActivityId(): string {
+  return `a_${randomBytes(12).toString('base64url')}`;
+}
+
+/** Each item's own rules beyond the schema, in request order: 400 naming the item and field. */
+function readItems(body: RecordActivitiesBody, now: number): Item[] {
+  const seen = new Map<string, number>();
+  return body.activities.map((a, i) => {
+    const field = (name: string) => `activities[${i}].${name}`;
+    if (/^\s*$/u.test(a.headline)) throw badRequest(`${field('headline')} must be 1 to 300 characters, not blank`);
+    // A lone surrogate cannot be stored as sent (UTF-8 has none): refused rather than altered.
+    for (const name of ['headline', 'description', 'category'] as const) {
+      const text = a[name];
+      if (typeof text === 'string' && !text.isWellFormed())
+        throw badRequest(`${field(name)} must not contain a lone surrogate`);
+    }
+    const start = typeof a.start === 'number' ? a.start : Date.parse(a.start);
+    if (!Number.isFinite(start) || (typeof a.start === 'string' && !realDate(a.start)))
+      throw badRequest(`${field('start')} ${START_RULE}`);
+    const durationMinutes = a.durationMinutes ?? 5;
+    if (start + durationMinutes * 60_000 > now + FUTURE_SLACK_MS)
+      throw badRequest(`${field('start')} must not make the activity end more than 5 minutes in the future`);
+    if (a.id !== undefined) {
+      const earlier = seen.get(a.id);
+      if (earlier !== undefined) throw badRequest(`${field('id')} repeats activities[${earlier}].id`);
+      seen.set(a.id, i);
+    }
+    return {
+      id: a.id ?? newActivityId(),
+      given: a.id !== undefined,
+      start,
+      durationMinutes,
+      headline: a.headline,
+      description: a.description ?? null,
+      taskId: a.taskId ?? null,
+      projectId: a.projectId ?? null,
+      category: a.category ?? null,
+    };
+  });
+}
+
+/** Date.parse rolls 2026-02-30 over to March: the written date must be the one parsed. */
+function realDate(text: string): boolean {
+  const [y, m, d] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const day = new Date(Date.UTC(y, m - 1, d));
+  const [hh, mm] = text.slice(11, 16).split(':').map(Number) as [number, number];
+  const seconds = text.length > 17 && text[16] === ':' ? Number(text.slice(17, 19)) : 0;
+  return (
+    day.getUTCFullYear() === y &&
+    day.getUTCMonth() === m - 1 &&
+    day.getUTCDate() === d &&
+    hh < 24 &&
+    mm < 60 &&
+    seconds < 60
+  );
+}
+
+export async function recordActivities(
+  storage: Storage,
+  caller: { user: UserRow; viewer: Viewer },
+  body: RecordActivitiesBody,
+  now: number,
+): Promise<Payload<RecordActivitiesResponse>> {
+  const items = readItems(body, now);
+  const userId = caller.user.id;
+  return writeRecords(storage, {}, async (session) => {
+    const given = items.filter((item) => item.given).map((item) => item.id);
+    // Another write of one of these ids (another user's) ends first, then its rows are seen.
+    await lockActivityIds(session, given);
+    const owners = await activityOwners(session, given);
+    for (const item of items) {
+      const owner = owners.get(item.id);
+      if (owner !== undefined && owner !== userId)
+        throw new ApiError(409, `Activity id already in use: ${quoted(item.id)}`);
+    }
+
+    const categoryValues = [...new Set(items.flatMap((item) => (item.category === null ? [] : [item.category])))];
+    const categories = await categoriesNamed(session, categoryValues);
+    const categoryIds = new Map<string, string>();
+    // An id wins over a name: a category's id names it even where another is called that.
+    for (const c of categories) if (!categoryIds.has(c.name)) categoryIds.set(c.name, c.id);
+    for (const c of categories) categoryIds.set(c.id, c.id);
+
+    const tasks = new Map(
+      (
+        await tasksByIds(session, [...new Set(items.flatMap((item) => (item.taskId === null ? [] : [item.taskId])))])
+      ).map((t) => [t.id, t]),
+    );
+
+    const rows: ActivityWrite[] = [];
+    const projectOf: (string | null)[] = [];
+    for (const item of items) {
+      if (item.category !== null && !categoryIds.has(item.category))
+        throw badRequest(`Category not found: ${quoted(item.category)}`);
+      const task = item.taskId === null ? undefined : tasks.get(item.taskId);
+      if (item.taskId !== null && task?.userId !== userId) throw badRequest(`Unknown task id: ${quoted(item.taskId)}`);
+      projectOf.push(item.projectId ?? task?.projectId ?? null);
+    }
+
+    const projects = new Map(
+      (await projectsForLogging(session, [...new Set(projectOf.filter((p) => p !== null))])).map((p) => [p.id, p]),
+    );
+    items.forEach((item, i) => {
+      const projectId = projectOf[i] ?? null;
+      if (projectId !== null) {
+        const project = projects.get(projectId);
+        if (!project || !canSeeProject(project, caller.viewer))
+          throw badRequest(`Unknown project id: ${quoted(projectId)}`);
+        if (project.archived) throw badRequest(`Project is archived: ${quoted(projectId)}`);
+        if (!mayLogTime(project, caller.viewer)) throw forbidden(`Not a contributor of project: ${quoted(projectId)}`);
+      }
+      rows.push({
+        id: item.id,
+        user_id: userId,
+        start: item.start,
+        duration_minutes: item.durationMinutes,
+        headline: item.headline,
+        description: item.description,
+        task_id: item.taskId,
+        project_id: item.projectId,
+        effective_project_id: projectId,
+        category_id: item.category === null ? null : (categoryIds.get(item.category) ?? null),
+        local_date: localDateOf(item.start, caller.user.timezone),
+      });
+    });
+
+    await upsertActivities(session, rows);
+    const updated = items.filter((item) => owners.has(item.id)).length;
+    return { created: items.length - updated, updated, ids: items.map((item) => item.id) };
+  });
+}
+
+export async function deleteActivity(storage: Storage, userId: string, id: string): Promise<void> {
+  const deleted = await writeRecords(storage, {}, (session) => deleteActivities(session, userId, [id]));
+  if (deleted.length === 0) throw notFound('Activity not found');
+}
