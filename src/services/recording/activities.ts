@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ApiError, badRequest, forbidden, notFound, shown } from '../../errors.ts';
+import { isBlank } from '../../lib/blank.ts';
 import { localDateOf } from '../../lib/time.ts';
 import type { UserRow } from '../../storage/accounts.ts';
 import {
@@ -49,7 +50,7 @@ function readItems(body: RecordActivitiesBody, now: number): Item[] {
   const seen = new Map<string, number>();
   return body.activities.map((a, i) => {
     const field = (name: string) => `activities[${i}].${name}`;
-    if (/^\s*$/u.test(a.headline)) throw badRequest(`${field('headline')} must be 1 to 300 characters, not blank`);
+    if (isBlank(a.headline)) throw badRequest(`${field('headline')} must be 1 to 300 characters, not blank`);
     // A lone surrogate cannot be stored as sent (UTF-8 has none): refused rather than altered.
     for (const name of ['headline', 'description', 'category'] as const) {
       const text = a[name];
