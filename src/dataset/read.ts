@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { fieldHoldingNul, NUL_RULE } from '../lib/nul.ts';
+import { mayHoldUnstorableText, unstorableText } from '../lib/text-checks.ts';
 import { ImportError } from './import-error.ts';
 import {
   ARRAY_OF,
@@ -34,10 +34,10 @@ export function readDataset(path: string): AsyncGenerator<DatasetItem> {
   return isNdjson(path) ? readNdjson(path) : readJsonDocument(path);
 }
 
-/** Text holding U+0000 is refused on both databases, as the API refuses it: PostgreSQL cannot store it. */
-function refuseNul(record: unknown, where: string): void {
-  const field = fieldHoldingNul(record);
-  if (field !== null) throw new ImportError(`${where}: ${field || 'record'}: ${NUL_RULE}`);
+/** Text holding U+0000 or a lone surrogate is refused on both databases, as the API refuses it (lib/text-checks.ts). */
+function refuseUnstorable(record: unknown, where: string): void {
+  const found = unstorableText(record);
+  if (found !== null) throw new ImportError(`${where}: ${found.field || 'record'}: ${found.rule}`);
 }
 
 async function* readJsonDocument(path: string): AsyncGenerator<DatasetItem> {
@@ -56,7 +56,7 @@ async function* readJsonDocument(path: string): AsyncGenerator<DatasetItem> {
     const records = document[array] ?? [];
     for (let i = 0; i < records.length; i++) {
       const where = `${array}[${i}]`;
-      refuseNul(records[i], where);
+      refuseUnstorable(records[i], where);
       yield { kind: 'record', type, record: records[i], where };
     }
     yield { kind: 'end', where: array };
@@ -85,8 +85,7 @@ async function* readNdjson(path: string): AsyncGenerator<DatasetItem> {
     }
     const validate = recordValidator(type as RecordType);
     if (!validate(record)) throw new ImportError(`${where} (${type}): ${describeSchemaError(validate.errors?.[0])}`);
-    // JSON can hold U+0000 only as an escape: lines without one need no walk.
-    if (line.includes('\\u0000')) refuseNul(record, `${where} (${type})`);
+    if (mayHoldUnstorableText(line)) refuseUnstorable(record, `${where} (${type})`);
     yield { kind: 'record', type: type as RecordType, record, where: `${where} (${type})` };
   }
 }

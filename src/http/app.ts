@@ -17,7 +17,7 @@ import Fastify, {
 } from 'fastify';
 import FindMyWay from 'find-my-way';
 import AjvCompiler from '@fastify/ajv-compiler';
-import { fieldHoldingNul, NUL_RULE } from '../lib/nul.ts';
+import { mayHoldUnstorableText, NUL_RULE, unstorableText } from '../lib/text-checks.ts';
 import { registerAuth } from './auth.ts';
 import { drainBeforeClosing } from './drain.ts';
 import type { App, AppDeps, RouteModule } from './types.ts';
@@ -280,9 +280,9 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     } catch {
       return done(new ApiError(400, 'Malformed JSON body'), undefined);
     }
-    // JSON writes U+0000 only as an escape: no escape, no NUL to look for.
-    const nul = text.includes('\\u0000') ? fieldHoldingNul(parsed) : null;
-    if (nul !== null) return done(new ApiError(400, nulMessage(nul || 'body')), undefined);
+    const unstorable = mayHoldUnstorableText(text) ? unstorableText(parsed) : null;
+    if (unstorable !== null)
+      return done(new ApiError(400, `${shown(unstorable.field || 'body')} ${unstorable.rule}`), undefined);
     done(null, parsed);
   });
   // Any other media type is refused once its body turns out not to be empty: an empty body is
@@ -352,7 +352,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
 
   // A request without a body is handled as `{}` on every route (after authentication, which
   // runs on onRequest); a JSON `null` body is left to the schema and answered 400.
-  // Path and query parameters may not hold a NUL either (see fieldHoldingNul above). One
+  // Path and query parameters may not hold a NUL either (see unstorableText above). One
   // callback-style hook for both: it runs on every request, and each async hook costs a promise.
   app.addHook('preValidation', (request, _reply, done) => {
     if (!request.is404) {

@@ -64,7 +64,12 @@ function memoByDay(cache: Map<string, number>, date: string, tz: string, compute
 
 /** The instant of local noon on `date` in `tz`. */
 export function localNoon(date: string, tz: string): number {
-  return DateTime.fromISO(`${date}T12:00:00`, { zone: tz }).toMillis();
+  return localTimeOn(date, '12:00', tz);
+}
+
+/** The instant of the local time `hhmm` (HH:MM) on `date` in `tz` (a time the zone skipped: the one after the change). */
+export function localTimeOn(date: string, hhmm: string, tz: string): number {
+  return DateTime.fromISO(`${date}T${hhmm}:00`, { zone: tz }).toMillis();
 }
 
 export function addDays(date: string, days: number): string {

@@ -7,44 +7,16 @@
  */
 import Type, { type Static } from 'typebox';
 import { DOCUMENT_EXAMPLES, EXAMPLE_ACTIVITY_ID } from './examples.ts';
+import { instant, nullableDescription, nullableRecordId, recordId, title } from './record-fields.ts';
 
 const MAX_ACTIVITIES = 1000;
 const ACTIVITIES_COUNT = `activities must hold between 1 and ${MAX_ACTIVITIES} items`;
 
-/** The dataset's id syntax (src/dataset/dataset.schema.json, `$defs.id`). */
-const ID_PATTERN = '^[A-Za-z0-9_.:-]+$';
-const ID_RULE = 'must be 1 to 128 letters, digits or _ . : -';
-
-const id = (description: string) =>
-  Type.String({
-    minLength: 1,
-    maxLength: 128,
-    pattern: ID_PATTERN,
-    description,
-    'x-error': `{field} ${ID_RULE}`,
-  });
-
-const nullableId = (description: string) =>
-  Type.Union([id(description), Type.Null()], {
-    description,
-    'x-error': `{field} must be null or an id that ${ID_RULE}`,
-  });
-
-/** An ISO 8601 instant with seconds optional, fraction optional, and an offset or `Z`. */
-const INSTANT_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$';
-export const START_RULE = 'must be an ISO 8601 instant with an offset or Z, or Unix milliseconds';
-
 const ActivityItem = Type.Object({
   id: Type.Optional(
-    id("The activity's id: an id of one of the caller's activities replaces it. Left out: one is made."),
+    recordId("The activity's id: an id of one of the caller's activities replaces it. Left out: one is made."),
   ),
-  start: Type.Union(
-    [Type.String({ pattern: INSTANT_PATTERN }), Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000 })],
-    {
-      description: 'When the work began: an ISO 8601 instant with an offset or `Z`, or Unix milliseconds.',
-      'x-error': `{field} ${START_RULE}`,
-    },
-  ),
+  start: instant('When the work began: an ISO 8601 instant with an offset or `Z`, or Unix milliseconds.'),
   durationMinutes: Type.Optional(
     Type.Number({
       exclusiveMinimum: 0,
@@ -54,21 +26,11 @@ const ActivityItem = Type.Object({
       'x-error': '{field} must be a number greater than 0 and at most 60',
     }),
   ),
-  headline: Type.String({
-    minLength: 1,
-    maxLength: 300,
-    description: '1 to 300 characters, not blank.',
-    'x-error': '{field} must be 1 to 300 characters, not blank',
-  }),
-  description: Type.Optional(
-    Type.Union([Type.String({ maxLength: 5000 }), Type.Null()], {
-      description: 'At most 5,000 characters, or null.',
-      'x-error': '{field} must be null or at most 5000 characters',
-    }),
-  ),
-  taskId: Type.Optional(nullableId("One of the caller's tasks, or null.")),
+  headline: title('1 to 300 characters, not blank.'),
+  description: Type.Optional(nullableDescription()),
+  taskId: Type.Optional(nullableRecordId("One of the caller's tasks, or null.")),
   projectId: Type.Optional(
-    nullableId("A project the caller may log time to, or null (then the task's project, if any)."),
+    nullableRecordId("A project the caller may log time to, or null (then the task's project, if any)."),
   ),
   category: Type.Optional(
     Type.Union([Type.String({ minLength: 1, maxLength: 300 }), Type.Null()], {

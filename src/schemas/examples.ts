@@ -13,6 +13,9 @@ import { addDays, firstInstantOfLocalDay } from '../lib/time.ts';
 /** The activity POST /activities's example records and DELETE /activities/:id's deletes. */
 export const EXAMPLE_ACTIVITY_ID = 'act_docs_example';
 
+/** The task POST /tasks's example creates, POST /tasks/:id's renames and DELETE /tasks/:id's deletes. */
+export const EXAMPLE_TASK_ID = 'task_docs_example';
+
 /** The day (UTC) the committed document's examples are dated from; a Monday. */
 const DOCUMENT_DAY = '2026-11-23';
 
@@ -44,6 +47,15 @@ export function datedExamples(today: string) {
         },
       ],
     },
+    /** An hour and a half of yesterday from 09:00 local, on a project of the demo's team. */
+    task: {
+      id: EXAMPLE_TASK_ID,
+      title: 'Reviewed the release notes',
+      date: addDays(today, -1),
+      project: 'Public API',
+      minutes: 90,
+    },
+    dayComment: { date: addDays(today, -1), comment: 'Release day: notes reviewed, API docs updated.' },
   };
 }
 

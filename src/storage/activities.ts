@@ -295,16 +295,3 @@ export async function activityOwners(session: WriteSession, ids: readonly string
     .execute();
   return new Map(rows.map((r) => [r.id, r.user_id]));
 }
-
-/**
- * PostgreSQL: holds a lock on each of these activity ids until the transaction ends, so that two
- * API writes naming one id run one after the other and the second sees the first's row when it
- * asks who owns it (activityOwners). SQLite's write transactions already run one at a time.
- */
-export async function lockActivityIds(session: WriteSession, ids: readonly string[]): Promise<void> {
-  if (session.dialect !== 'postgres' || ids.length === 0) return;
-  // In the order of the keys, so two batches naming the same ids cannot wait for each other.
-  await sql`select pg_advisory_xact_lock(k) from (select distinct hashtextextended(value, 0) as k from ${textList(session.db, ids)} as ids(value) order by k) as locks`.execute(
-    session.db,
-  );
-}

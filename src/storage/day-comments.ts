@@ -1,5 +1,6 @@
 /** Writes of day comments (see writes.ts). */
 import type { Insertable } from 'kysely';
+import { textList } from './text-list.ts';
 import type { DayCommentsTable } from './schema.ts';
 import type { WriteSession } from './writes.ts';
 
@@ -15,4 +16,20 @@ export async function upsertDayComments(session: WriteSession, rows: DayCommentR
     .onConflict((oc) => oc.columns(['user_id', 'date']).doUpdateSet((eb) => ({ comment: eb.ref('excluded.comment') })))
     .execute();
   session.daysChanged(unique.map((c) => ({ user_id: c.user_id, local_date: c.date })));
+}
+
+/** Removes the user's comments on these dates (those it has). */
+export async function deleteDayComments(
+  session: WriteSession,
+  userId: string,
+  dates: readonly string[],
+): Promise<void> {
+  if (dates.length === 0) return;
+  const deleted = await session.db
+    .deleteFrom('day_comments')
+    .where('user_id', '=', userId)
+    .where('date', 'in', textList(session.db, dates))
+    .returning(['user_id', 'date'])
+    .execute();
+  session.daysChanged(deleted.map((c) => ({ user_id: c.user_id, local_date: c.date })));
 }

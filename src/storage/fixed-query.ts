@@ -15,7 +15,7 @@ import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
 
-/** Placeholders hold U+0000, which no stored or requested text may (lib/nul.ts). */
+/** Placeholders hold U+0000, which no stored or requested text may (lib/text-checks.ts). */
 const PLACEHOLDER = '\u0000daybook-value:';
 
 interface Compiled {

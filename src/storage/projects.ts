@@ -320,6 +320,7 @@ export async function upsertProjects(session: WriteSession, rows: Insertable<Pro
 /** What deciding whether a user may log time to a project needs (see services/projects/access.ts). */
 export interface ProjectForLogging {
   id: string;
+  name: string;
   teamId: string | null;
   createdBy: string;
   archived: boolean;
@@ -329,13 +330,38 @@ export interface ProjectForLogging {
 /** The stored projects among `ids` (at most a batch's). */
 export async function projectsForLogging(session: WriteSession, ids: readonly string[]): Promise<ProjectForLogging[]> {
   if (ids.length === 0) return [];
-  const rows = await session.db
-    .selectFrom('projects')
-    .select(['id', 'team_id', 'created_by', 'archived', 'contributor_ids'])
-    .where('id', 'in', textList(session.db, ids))
-    .execute();
+  return loggingView(
+    await session.db
+      .selectFrom('projects')
+      .select(['id', 'name', 'team_id', 'created_by', 'archived', 'contributor_ids'])
+      .where('id', 'in', textList(session.db, ids))
+      .execute(),
+  );
+}
+
+/** The projects whose id is `value` or whose name is `name`, oldest first. */
+export async function projectsForLoggingNamed(
+  session: WriteSession,
+  value: string,
+  name: string,
+): Promise<ProjectForLogging[]> {
+  return loggingView(
+    await session.db
+      .selectFrom('projects')
+      .select(['id', 'name', 'team_id', 'created_by', 'archived', 'contributor_ids'])
+      .where((eb) => eb.or([eb('id', '=', value), eb('name', '=', name)]))
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute(),
+  );
+}
+
+function loggingView(
+  rows: Pick<Selectable<ProjectsTable>, 'id' | 'name' | 'team_id' | 'created_by' | 'archived' | 'contributor_ids'>[],
+): ProjectForLogging[] {
   return rows.map((r) => ({
     id: r.id,
+    name: r.name,
     teamId: r.team_id,
     createdBy: r.created_by,
     archived: Boolean(r.archived),

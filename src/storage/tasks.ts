@@ -1,5 +1,5 @@
 /** Writes of tasks (see writes.ts) and the lookups a writer of activities makes of them. */
-import { type Insertable, sql } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import type { TasksTable } from './schema.ts';
 import { postgresSearchWords } from './search.ts';
 import { textList } from './text-list.ts';
@@ -161,4 +161,37 @@ export async function tasksByIds(
     .where('id', 'in', textList(session.db, ids))
     .execute();
   return rows.map((r) => ({ id: r.id, userId: r.user_id, projectId: r.project_id }));
+}
+
+/** A stored task as read back (its search words are the storage's own). */
+export type TaskRead = Omit<Selectable<TasksTable>, 'search_words'>;
+
+/** The task with `id`, whoever's it is, and the minutes of its activities. */
+export async function findTask(
+  db: WriteSession['db'],
+  id: string,
+): Promise<(TaskRead & { minutes: number }) | undefined> {
+  const row = await db
+    .selectFrom('tasks as t')
+    .select([
+      't.id',
+      't.user_id',
+      't.date',
+      't.title',
+      't.description',
+      't.project_id',
+      't.visible',
+      't.created_at',
+      't.created_at_auto',
+    ])
+    .select((eb) =>
+      eb
+        .selectFrom('activities as a')
+        .select((a) => a.fn.coalesce(a.fn.sum<number>('a.duration_minutes'), a.lit(0)).as('m'))
+        .whereRef('a.task_id', '=', 't.id')
+        .as('minutes'),
+    )
+    .where('t.id', '=', id)
+    .executeTakeFirst();
+  return row && { ...row, minutes: Number(row.minutes ?? 0) };
 }

@@ -23,6 +23,7 @@ import { markChangedDays, markDaysNaming, refreshAutoTaskCreatedAt, restampChang
 import { DeferredActivityUpkeep } from './activity-bulk.ts';
 import { type Dialect, type Storage, writeTransaction } from './database.ts';
 import type { Database } from './schema.ts';
+import { textList } from './text-list.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -135,6 +136,20 @@ export class WriteSession {
       at,
     );
   }
+}
+
+/**
+ * PostgreSQL: holds a lock on each of these ids of activities or tasks until the transaction
+ * ends, so that two API writes naming one id run one after the other and the second sees the
+ * first's row when it asks who owns it. SQLite's write transactions already run one at a time.
+ */
+export async function lockIds(session: WriteSession, kind: 'activity' | 'task', ids: readonly string[]): Promise<void> {
+  if (session.dialect !== 'postgres' || ids.length === 0) return;
+  const keys = ids.map((id) => `${kind}:${id}`);
+  // In the order of the keys, so two batches naming the same ids cannot wait for each other.
+  await sql`select pg_advisory_xact_lock(k) from (select distinct hashtextextended(value, 0) as k from ${textList(session.db, keys)} as ids(value) order by k) as locks`.execute(
+    session.db,
+  );
 }
 
 /**

@@ -145,6 +145,19 @@ const BAD_RECORDS: BadRecord[] = [
     field: 'displayName: must not contain the NUL character',
   },
   {
+    // UTF-8 has no form for it: it could only be stored changed (U+FFFD), so it is refused.
+    name: "a lone surrogate in an activity's description",
+    type: 'activity',
+    record: {
+      id: 'a_bad',
+      userId: 'u_alice',
+      start: '2026-11-19T09:00:00Z',
+      headline: 'Fine',
+      description: 'half \udc00 pair',
+    },
+    field: 'description: must not contain a lone surrogate',
+  },
+  {
     name: 'a duplicate e-mail address',
     type: 'user',
     record: { id: 'u_erin', email: 'bob@example.com' },

@@ -28,6 +28,11 @@ const EXPECTED_STATUS: Record<string, number> = {
   // The POST records the activity its DELETE example then deletes.
   'POST /activities': 200,
   'DELETE /activities/{id}': 200,
+  // The task POST /tasks creates is renamed, then deleted, by the next two.
+  'POST /tasks': 201,
+  'POST /tasks/{id}': 200,
+  'DELETE /tasks/{id}': 200,
+  'POST /day-comments': 200,
   'GET /user': 200,
   'GET /message': 200,
   'POST /message': 200,

@@ -135,7 +135,7 @@ forEachDialect('the OpenAPI document', (dialect) => {
         (m) => `${m.toUpperCase()} ${path}`,
       ),
     );
-    assert.deepEqual(required, ['POST /activities', 'POST /search']);
+    assert.deepEqual(required, ['POST /activities', 'POST /search', 'POST /tasks', 'POST /day-comments']);
     assert.equal(doc.paths['/report'].post.requestBody.required, false);
     for (const response of Object.values(doc.paths['/project'].post.responses) as any[]) {
       assert.ok(response.headers.Deprecation && response.headers.Link);
@@ -171,10 +171,13 @@ forEachDialect('the OpenAPI document', (dialect) => {
         assert.deepEqual(body(served, '/message').example, message, url);
         assert.deepEqual(Object.fromEntries(queryOf(served).map((p) => [p.name, p.example])), message, url);
         assert.equal(body(served, '/activities').example.activities[0].start, '2027-03-09T09:00:00Z', url);
+        assert.equal(body(served, '/tasks').example.date, '2027-03-09', url);
+        assert.equal(body(served, '/day-comments').example.date, '2027-03-09', url);
         // Nothing else differs from the document the code generates.
         body(served, '/report').example = body(generated, '/report').example;
         body(served, '/message').example = body(generated, '/message').example;
-        body(served, '/activities').example = body(generated, '/activities').example;
+        for (const path of ['/activities', '/tasks', '/day-comments'])
+          body(served, path).example = body(generated, path).example;
         for (const [i, parameter] of queryOf(served).entries()) parameter.example = queryOf(generated)[i]!.example;
         assert.deepEqual(served, generated, url);
       }

@@ -390,19 +390,30 @@ forEachDialect('requests at the edges', (dialect) => {
     assert.equal(text.status, 200, text.body);
   });
 
-  test('a lone surrogate in an id list is an unknown id, not a 500', async () => {
+  test('a lone surrogate anywhere in a body is a 400 naming the field, not a 500 or U+FFFD', async () => {
     const report = await call(t.app, 'POST', '/report', {
       key: KEYS.aliceAll,
-      body: { dateRange: { from: 0, to: 1 }, aggregationLevel: 'day', projectIds: ['\ud800'] },
+      body: { dateRange: { from: 0, to: 1 }, aggregationLevel: 'day', projectIds: ['p_api', '\ud800'] },
     });
-    assert.equal(report.status, 400, report.body);
-    assert.match(report.json.error, /^Unknown project id: /);
+    assert.deepEqual([report.status, report.json.error], [400, 'projectIds[1] must not contain a lone surrogate']);
     const contributors = await call(t.app, 'POST', '/projects/p_api', {
       key: KEYS.aliceAll,
-      body: { contributorIds: ['\ud800'] },
+      body: { contributorIds: ['x\udc00'] },
     });
-    assert.equal(contributors.status, 400, contributors.body);
-    assert.match(contributors.json.error, /^No user matches /);
+    assert.deepEqual(
+      [contributors.status, contributors.json.error],
+      [400, 'contributorIds[0] must not contain a lone surrogate'],
+    );
+    const search = await call(t.app, 'POST', '/search', { key: KEYS.aliceAll, body: { query: 'api \ud83d' } });
+    assert.deepEqual([search.status, search.json.error], [400, 'query must not contain a lone surrogate']);
+    // A pair, written as two escapes, is one character and welcome.
+    const pair = await t.app.inject({
+      method: 'POST',
+      url: '/search',
+      headers: { 'x-api-key': KEYS.aliceAll, 'content-type': 'application/json' },
+      payload: '{"query":"api \\ud83d\\ude00"}',
+    });
+    assert.equal(pair.statusCode, 200, pair.body);
   });
 
   test('a deeply nested or huge value is named briefly in the error, never echoed whole', async () => {

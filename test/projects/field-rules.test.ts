@@ -76,10 +76,16 @@ const createCases: CreateCase[] = [
     project: { name: 'n'.repeat(100) },
   },
   {
-    rule: 'a lone surrogate is stored, and answered, as U+FFFD',
+    rule: 'a lone surrogate is refused (it could only be stored changed, as U+FFFD)',
     body: { name: 'a\ud800b', description: 'x\udfffy' },
+    status: 400,
+    error: 'name must not contain a lone surrogate',
+  },
+  {
+    rule: 'U+FFFD itself is text like any other',
+    body: { name: 'a\ufffdb' },
     status: 201,
-    project: { name: 'a\ufffdb', description: 'x\ufffdy' },
+    project: { name: 'a\ufffdb' },
   },
   { rule: 'name length counts characters, not UTF-16 units', body: { name: '😀'.repeat(100) }, status: 201 },
   {
@@ -373,11 +379,11 @@ const updateCases: UpdateCase[] = [
     error: 'description must be at most 2000 characters',
   },
   {
-    rule: 'a lone surrogate is stored, and answered, as U+FFFD',
+    rule: 'a lone surrogate is refused',
     given: {},
-    update: { name: 'a\ud800b', description: 'x\udfffy' },
-    status: 200,
-    project: { name: 'a\ufffdb', description: 'x\ufffdy' },
+    update: { description: 'x\udfffy' },
+    status: 400,
+    error: 'description must not contain a lone surrogate',
   },
   {
     rule: 'description null clears it',

@@ -16,58 +16,7 @@ import {
   createTestDatabase,
   forEachDialect,
 } from '../helper.ts';
-
-const ALICE = 'dbk_test_recording_alice_0123456789abcdef';
-const ALICE_NO_WRITE = 'dbk_test_recording_alice_nowrite_0123456789';
-const BOB = 'dbk_test_recording_bob_0123456789abcdef01';
-const CAROL_FREE = 'dbk_test_recording_carol_0123456789abcdef';
-const READS = ['reports:read', 'summaries:read', 'projects:read', 'projects:write', 'search:read', 'user:read'];
-
-const world = {
-  version: 1,
-  users: [
-    { id: 'u_alice', email: 'alice@example.com', plan: 'core', timezone: 'Europe/Berlin' },
-    { id: 'u_bob', email: 'bob@example.com', plan: 'pro' },
-    { id: 'u_carol', email: 'carol@example.com', plan: 'free' },
-    { id: 'u_dave', email: 'dave@example.com', plan: 'core' },
-  ],
-  teams: [
-    {
-      id: 't_eng',
-      name: 'Engineering',
-      members: [
-        { userId: 'u_alice', status: 'active' },
-        { userId: 'u_bob', status: 'active' },
-      ],
-    },
-    { id: 't_ops', name: 'Ops', members: [{ userId: 'u_dave', status: 'active' }] },
-  ],
-  categories: [
-    { id: 'c_focus', name: 'Focus work' },
-    { id: 'c_meet', name: 'Meetings' },
-  ],
-  projects: [
-    { id: 'p_team', name: 'Team project', teamId: 't_eng', createdBy: 'u_bob' },
-    { id: 'p_bobonly', name: 'Bob only', teamId: 't_eng', contributorIds: ['u_bob'], createdBy: 'u_bob' },
-    { id: 'p_old', name: 'Old', archived: true, createdBy: 'u_alice' },
-    { id: 'p_bobs', name: 'Bob personal', createdBy: 'u_bob' },
-    { id: 'p_ops', name: 'Ops work', teamId: 't_ops', createdBy: 'u_dave' },
-  ],
-  tasks: [
-    { id: 'k_alice', userId: 'u_alice', date: '2026-11-20', title: 'Alice task', projectId: 'p_team' },
-    { id: 'k_alice_old', userId: 'u_alice', date: '2026-11-20', title: 'Old task', projectId: 'p_old' },
-    { id: 'k_bob', userId: 'u_bob', date: '2026-11-20', title: 'Bob task', projectId: 'p_team' },
-  ],
-  activities: [
-    { id: 'a_bob', userId: 'u_bob', start: '2026-11-20T10:00:00Z', durationMinutes: 10, headline: 'Bob secret work' },
-  ],
-  apiKeys: [
-    { userId: 'u_alice', name: 'w', key: ALICE, scopes: [...READS, 'activity:write'] },
-    { userId: 'u_alice', name: 'r', key: ALICE_NO_WRITE, scopes: READS },
-    { userId: 'u_bob', name: 'w', key: BOB, scopes: [...READS, 'activity:write'] },
-    { userId: 'u_carol', name: 'w', key: CAROL_FREE, scopes: ['activity:write'] },
-  ],
-};
+import { ALICE, ALICE_NO_WRITE, BOB, CAROL_FREE, world } from './world.ts';
 
 const at = (iso: string) => iso;
 const item = (extra: Record<string, unknown> = {}) => ({

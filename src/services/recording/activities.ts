@@ -4,29 +4,18 @@
  * so rollups, search, `usedAt` and the summaries' changed days follow at once.
  */
 import { randomBytes } from 'node:crypto';
-import { ApiError, badRequest, forbidden, notFound, shown } from '../../errors.ts';
-import { isBlank } from '../../lib/blank.ts';
+import { ApiError, badRequest, notFound } from '../../errors.ts';
 import { localDateOf } from '../../lib/time.ts';
 import type { UserRow } from '../../storage/accounts.ts';
-import {
-  type ActivityWrite,
-  activityOwners,
-  deleteActivities,
-  lockActivityIds,
-  upsertActivities,
-} from '../../storage/activities.ts';
+import { type ActivityWrite, activityOwners, deleteActivities, upsertActivities } from '../../storage/activities.ts';
 import type { Storage } from '../../storage/database.ts';
 import { categoriesNamed, projectsForLogging } from '../../storage/projects.ts';
 import { tasksByIds } from '../../storage/tasks.ts';
-import { writeRecords } from '../../storage/writes.ts';
+import { lockIds, writeRecords } from '../../storage/writes.ts';
 import type { Payload } from '../../schemas/common.ts';
-import { type RecordActivitiesBody, type RecordActivitiesResponse, START_RULE } from '../../schemas/activities.ts';
-import { canSeeProject, mayLogTime, type Viewer } from '../projects/access.ts';
-
-/** How far past the present an activity may end (clocks differ a little). */
-const FUTURE_SLACK_MS = 5 * 60_000;
-
-const quoted = (value: string) => JSON.stringify(shown(value));
+import type { RecordActivitiesBody, RecordActivitiesResponse } from '../../schemas/activities.ts';
+import type { Viewer } from '../projects/access.ts';
+import { checkLoggable, checkNotFuture, checkTitle, quoted, readInstant } from './rules.ts';
 
 /** An activity the caller sends, its start as Unix ms. */
 interface Item {
@@ -50,19 +39,10 @@ function readItems(body: RecordActivitiesBody, now: number): Item[] {
   const seen = new Map<string, number>();
   return body.activities.map((a, i) => {
     const field = (name: string) => `activities[${i}].${name}`;
-    if (isBlank(a.headline)) throw badRequest(`${field('headline')} must be 1 to 300 characters, not blank`);
-    // A lone surrogate cannot be stored as sent (UTF-8 has none): refused rather than altered.
-    for (const name of ['headline', 'description', 'category'] as const) {
-      const text = a[name];
-      if (typeof text === 'string' && !text.isWellFormed())
-        throw badRequest(`${field(name)} must not contain a lone surrogate`);
-    }
-    const start = typeof a.start === 'number' ? a.start : Date.parse(a.start);
-    if (!Number.isFinite(start) || (typeof a.start === 'string' && !realDate(a.start)))
-      throw badRequest(`${field('start')} ${START_RULE}`);
+    checkTitle(a.headline, field('headline'));
+    const start = readInstant(a.start, field('start'));
     const durationMinutes = a.durationMinutes ?? 5;
-    if (start + durationMinutes * 60_000 > now + FUTURE_SLACK_MS)
-      throw badRequest(`${field('start')} must not make the activity end more than 5 minutes in the future`);
+    checkNotFuture(start + durationMinutes * 60_000, now, field('start'));
     if (a.id !== undefined) {
       const earlier = seen.get(a.id);
       if (earlier !== undefined) throw badRequest(`${field('id')} repeats activities[${earlier}].id`);
@@ -82,22 +62,6 @@ function readItems(body: RecordActivitiesBody, now: number): Item[] {
   });
 }
 
-/** Date.parse rolls 2026-02-30 over to March: the written date must be the one parsed. */
-function realDate(text: string): boolean {
-  const [y, m, d] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
-  const day = new Date(Date.UTC(y, m - 1, d));
-  const [hh, mm] = text.slice(11, 16).split(':').map(Number) as [number, number];
-  const seconds = text.length > 17 && text[16] === ':' ? Number(text.slice(17, 19)) : 0;
-  return (
-    day.getUTCFullYear() === y &&
-    day.getUTCMonth() === m - 1 &&
-    day.getUTCDate() === d &&
-    hh < 24 &&
-    mm < 60 &&
-    seconds < 60
-  );
-}
-
 export async function recordActivities(
   storage: Storage,
   caller: { user: UserRow; viewer: Viewer },
@@ -109,7 +73,7 @@ export async function recordActivities(
   return writeRecords(storage, {}, async (session) => {
     const given = items.filter((item) => item.given).map((item) => item.id);
     // Another write of one of these ids (another user's) ends first, then its rows are seen.
-    await lockActivityIds(session, given);
+    await lockIds(session, 'activity', given);
     const owners = await activityOwners(session, given);
     for (const item of items) {
       const owner = owners.get(item.id);
@@ -145,13 +109,10 @@ export async function recordActivities(
     );
     items.forEach((item, i) => {
       const projectId = projectOf[i] ?? null;
-      if (projectId !== null) {
-        const project = projects.get(projectId);
-        if (!project || !canSeeProject(project, caller.viewer))
-          throw badRequest(`Unknown project id: ${quoted(projectId)}`);
-        if (project.archived) throw badRequest(`Project is archived: ${quoted(projectId)}`);
-        if (!mayLogTime(project, caller.viewer)) throw forbidden(`Not a contributor of project: ${quoted(projectId)}`);
-      }
+      if (projectId !== null)
+        checkLoggable(projects.get(projectId), caller.viewer, () =>
+          badRequest(`Unknown project id: ${quoted(projectId)}`),
+        );
       rows.push({
         id: item.id,
         user_id: userId,
