@@ -223,7 +223,7 @@ export class ImportBatches {
 
   private async writeTasks(records: TaskRecord[]): Promise<void> {
     const rows = records.map((t) => taskRow(t, this.references.timezoneOf(t.userId) ?? 'UTC'));
-    const moved = new Set(await upsertTasks(this.session, rows));
+    const moved = new Set((await upsertTasks(this.session, rows)).moved);
     for (const t of records) {
       if (moved.has(t.id)) this.movedTasks.set(t.id, this.whereOfTask.get(t) ?? `task "${t.id}"`);
     }

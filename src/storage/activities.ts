@@ -84,15 +84,22 @@ const POSTGRES_UPSERT = `insert into activities (${ACTIVITY_COLUMNS.join(', ')},
     as a(${ACTIVITY_COLUMNS.join(', ')}, words)
   on conflict (id) do update set ${[...ACTIVITY_COLUMNS.slice(1), 'search_words'].map((c) => `${c} = excluded.${c}`).join(', ')}`;
 
+/**
+ * The same, replacing only rows of the same user: an activity another transaction gave another
+ * user after this one looked (an import that takes no locks) is left as it is, and its id is
+ * not returned.
+ */
+const POSTGRES_OWN_UPSERT = `${POSTGRES_UPSERT} where activities.user_id = excluded.user_id returning id`;
+
 /** The statement that inserts or replaces `rows` (at least one, distinct ids) by id. */
-function activityUpsert(db: Db, rows: ActivityWrite[]): CompiledQuery {
+function activityUpsert(db: Db, rows: ActivityWrite[], ownOnly = false): CompiledQuery {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     const columns: unknown[][] = ACTIVITY_COLUMNS.map((column) => rows.map((row) => row[column] ?? null));
     // The search words, computed here rather than by the database (migration 0004).
     columns.push(
       rows.map((row) => postgresSearchWords(row.user_id, Number(row.start), row.headline, row.description ?? null)),
     );
-    return CompiledQuery.raw(POSTGRES_UPSERT, columns);
+    return CompiledQuery.raw(ownOnly ? POSTGRES_OWN_UPSERT : POSTGRES_UPSERT, columns);
   }
   const parameters: unknown[] = [];
   for (const row of rows) for (const column of ACTIVITY_COLUMNS) parameters.push(row[column] ?? null);
@@ -120,7 +127,11 @@ export function prepareActivityUpsert(session: WriteSession, rows: ActivityWrite
  */
 export async function upsertActivities(session: WriteSession, batch: ActivityWrite[] | ActivityUpsert): Promise<void> {
   if (Array.isArray(batch) && batch.length === 0) return;
-  const { rows, statement } = Array.isArray(batch) ? prepareActivityUpsert(session, batch) : batch;
+  await writeActivities(session, Array.isArray(batch) ? prepareActivityUpsert(session, batch) : batch);
+}
+
+/** Runs an upsert of activities and tells the session what it changed; the statement's rows. */
+async function writeActivities(session: WriteSession, { rows, statement }: ActivityUpsert): Promise<unknown[]> {
   const deferred = await session.beforeActivityWrite();
   // A replaced activity may leave its day and its task: those changed too.
   const previous = session.fresh
@@ -134,7 +145,28 @@ export async function upsertActivities(session: WriteSession, batch: ActivityWri
   session.tasksTouched(rows.map((r) => r.task_id));
   session.tasksTouched(previous.map((p) => p.task_id));
   await deferred?.beforeWrite(rows, previous);
-  await session.db.executeQuery(statement);
+  return (await session.db.executeQuery(statement)).rows;
+}
+
+/**
+ * Inserts the user's activities or replaces those already the user's (distinct ids, one user),
+ * as upsertActivities does. Returns the ids it did not write because they belong to another
+ * user. The caller looked the owners up first; on PostgreSQL an import, which takes no id locks,
+ * may have given one to another user since, and that row is then left alone (SQLite runs one
+ * write transaction at a time, so what the caller looked up still holds).
+ */
+export async function upsertOwnActivities(session: WriteSession, rows: ActivityWrite[]): Promise<string[]> {
+  if (rows.length === 0) return [];
+  if (session.dialect !== 'postgres') {
+    await upsertActivities(session, rows);
+    return [];
+  }
+  const written = new Set(
+    (
+      (await writeActivities(session, { rows, statement: activityUpsert(session.db, rows, true) })) as { id: string }[]
+    ).map((r) => r.id),
+  );
+  return rows.filter((r) => !written.has(r.id)).map((r) => r.id);
 }
 
 /** The user's activities among `ids` are deleted; returns the ids deleted. */

@@ -14,11 +14,24 @@ export interface TaskOwner {
 }
 
 /**
- * Inserts or replaces tasks by id (distinct ids). Activities without a project of their own
- * follow a task's new project. Returns the ids of stored tasks that now belong to another user.
+ * Which stored tasks a write may replace: any (the importer), none (a task created through the
+ * API: its id must be new), or only the writer's own (an update through the API). Another
+ * transaction may have written one of the ids since the caller looked (an import takes no id
+ * locks): the guard is part of the statement, so such a row is left alone.
  */
-export async function upsertTasks(session: WriteSession, rows: TaskWrite[]): Promise<string[]> {
-  if (rows.length === 0) return [];
+type TaskGuard = 'any' | 'none' | 'own';
+
+/**
+ * Inserts or replaces tasks by id (distinct ids). Activities without a project of their own
+ * follow a task's new project. Returns the ids of stored tasks that now belong to another user
+ * (`moved`), and those the guard kept from being written (`kept`).
+ */
+export async function upsertTasks(
+  session: WriteSession,
+  rows: TaskWrite[],
+  guard: TaskGuard = 'any',
+): Promise<{ moved: string[]; kept: string[] }> {
+  if (rows.length === 0) return { moved: [], kept: [] };
   const db = session.db;
   const stored = await db
     .selectFrom('tasks')
@@ -41,7 +54,7 @@ export async function upsertTasks(session: WriteSession, rows: TaskWrite[]): Pro
   }
   // PostgreSQL: the search words computed here rather than by the database (migration 0004).
   const postgres = session.dialect === 'postgres';
-  await db
+  const written = await db
     .insertInto('tasks')
     .values(
       rows.map((t) => {
@@ -50,8 +63,9 @@ export async function upsertTasks(session: WriteSession, rows: TaskWrite[]): Pro
         return { ...t, search_words: sql<string>`array_to_tsvector(string_to_array(${words}, ' '))` };
       }),
     )
-    .onConflict((oc) =>
-      oc.column('id').doUpdateSet((eb) => ({
+    .onConflict((oc) => {
+      if (guard === 'none') return oc.column('id').doNothing();
+      const update = oc.column('id').doUpdateSet((eb) => ({
         ...(postgres ? { search_words: eb.ref('excluded.search_words') } : {}),
         user_id: eb.ref('excluded.user_id'),
         date: eb.ref('excluded.date'),
@@ -61,9 +75,14 @@ export async function upsertTasks(session: WriteSession, rows: TaskWrite[]): Pro
         visible: eb.ref('excluded.visible'),
         created_at: eb.ref('excluded.created_at'),
         created_at_auto: eb.ref('excluded.created_at_auto'),
-      })),
-    )
+      }));
+      return guard === 'own' ? update.whereRef('tasks.user_id', '=', 'excluded.user_id') : update;
+    })
+    .returning('id')
     .execute();
+  const writtenIds = new Set(written.map((t) => t.id));
+  const kept = rows.filter((t) => !writtenIds.has(t.id)).map((t) => t.id);
+  if (kept.length > 0) return { moved: [], kept };
   session.daysChanged(rows.map((t) => ({ user_id: t.user_id, local_date: t.date })));
   // A task whose createdAt follows its first activity may have one already.
   session.tasksTouched(rows.map((t) => t.id));
@@ -90,7 +109,7 @@ export async function upsertTasks(session: WriteSession, rows: TaskWrite[]): Pro
       .where('project_id', 'is', null)
       .execute();
   }
-  return moved;
+  return { moved, kept: [] };
 }
 
 /** The user's tasks among `ids` are deleted with their activities; returns the ids deleted. */

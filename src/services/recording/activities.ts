@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { ApiError, badRequest, notFound } from '../../errors.ts';
 import { localDateOf } from '../../lib/time.ts';
 import type { UserRow } from '../../storage/accounts.ts';
-import { type ActivityWrite, activityOwners, deleteActivities, upsertActivities } from '../../storage/activities.ts';
+import { type ActivityWrite, activityOwners, deleteActivities, upsertOwnActivities } from '../../storage/activities.ts';
 import type { Storage } from '../../storage/database.ts';
 import { categoriesNamed, projectsForLogging } from '../../storage/projects.ts';
 import { tasksByIds } from '../../storage/tasks.ts';
@@ -128,7 +128,8 @@ export async function recordActivities(
       });
     });
 
-    await upsertActivities(session, rows);
+    const taken = await upsertOwnActivities(session, rows);
+    if (taken[0] !== undefined) throw new ApiError(409, `Activity id already in use: ${quoted(taken[0])}`);
     const updated = items.filter((item) => owners.has(item.id)).length;
     return { created: items.length - updated, updated, ids: items.map((item) => item.id) };
   });

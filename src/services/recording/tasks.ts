@@ -128,7 +128,9 @@ export async function createTask(storage: Storage, caller: Caller, body: CreateT
       created_at: localNoon(date, timezone),
       created_at_auto: 1,
     };
-    await upsertTasks(session, [task]);
+    // Another transaction may have written the id since it was looked up (an import takes no id locks).
+    if ((await upsertTasks(session, [task], 'none')).kept.length > 0)
+      throw new ApiError(409, `Task id already in use: ${quoted(id)}`);
     if (from !== undefined && body.minutes !== undefined)
       await upsertActivities(session, taskActivities(task, from, body.minutes, timezone));
   });
@@ -146,19 +148,25 @@ export async function updateTask(storage: Storage, caller: Caller, id: string, b
     if (body.project === null) projectId = null;
     else if (body.project !== undefined && body.project !== task.project_id)
       projectId = (await projectToLog(session, body.project, caller.viewer)).id;
-    await upsertTasks(session, [
-      {
-        id,
-        user_id: task.user_id,
-        date: task.date,
-        title: body.title ?? task.title,
-        description: body.description === undefined ? task.description : body.description,
-        project_id: projectId,
-        visible: body.visible === undefined ? task.visible : body.visible ? 1 : 0,
-        created_at: task.created_at,
-        created_at_auto: task.created_at_auto,
-      },
-    ]);
+    const { kept } = await upsertTasks(
+      session,
+      [
+        {
+          id,
+          user_id: task.user_id,
+          date: task.date,
+          title: body.title ?? task.title,
+          description: body.description === undefined ? task.description : body.description,
+          project_id: projectId,
+          visible: body.visible === undefined ? task.visible : body.visible ? 1 : 0,
+          created_at: task.created_at,
+          created_at_auto: task.created_at_auto,
+        },
+      ],
+      'own',
+    );
+    // Given to another user by an import since it was looked up.
+    if (kept.length > 0) throw notFound('Task not found');
   });
   return stored(storage, id);
 }
