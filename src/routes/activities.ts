@@ -22,7 +22,7 @@ const activityRoutes: RouteModule = (app, deps) => {
     },
     async (request) => ({
       success: true as const,
-      ...(await recordActivities(deps.storage, request.auth, request.body, deps.now())),
+      ...(await recordActivities(deps.storage, request.auth, request.body, deps.now)),
     }),
   );
 
@@ -38,7 +38,7 @@ const activityRoutes: RouteModule = (app, deps) => {
       },
     },
     async (request) => {
-      await deleteActivity(deps.storage, request.auth.user.id, request.params.id);
+      await deleteActivity(deps.storage, request.auth.user.id, request.params.id, deps.now);
       return { success: true as const };
     },
   );

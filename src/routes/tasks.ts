@@ -25,7 +25,7 @@ const taskRoutes: RouteModule = (app, deps) => {
       },
     },
     async (request, reply) => {
-      const task = await createTask(deps.storage, request.auth, request.body, deps.now());
+      const task = await createTask(deps.storage, request.auth, request.body, deps.now);
       return reply.code(201).send({ success: true as const, task });
     },
   );
@@ -44,7 +44,7 @@ const taskRoutes: RouteModule = (app, deps) => {
     },
     async (request) => ({
       success: true as const,
-      task: await updateTask(deps.storage, request.auth, request.params.id, request.body),
+      task: await updateTask(deps.storage, request.auth, request.params.id, request.body, deps.now),
     }),
   );
 
@@ -60,7 +60,7 @@ const taskRoutes: RouteModule = (app, deps) => {
       },
     },
     async (request) => {
-      await deleteTask(deps.storage, request.auth.user.id, request.params.id);
+      await deleteTask(deps.storage, request.auth.user.id, request.params.id, deps.now);
       return { success: true as const };
     },
   );
@@ -78,7 +78,7 @@ const taskRoutes: RouteModule = (app, deps) => {
     },
     async (request) => ({
       success: true as const,
-      ...(await setDayComment(deps.storage, request.auth.user.id, request.body)),
+      ...(await setDayComment(deps.storage, request.auth.user.id, request.body, deps.now)),
     }),
   );
 };

@@ -66,11 +66,11 @@ export async function recordActivities(
   storage: Storage,
   caller: { user: UserRow; viewer: Viewer },
   body: RecordActivitiesBody,
-  now: number,
+  clock: () => number,
 ): Promise<Payload<RecordActivitiesResponse>> {
-  const items = readItems(body, now);
+  const items = readItems(body, clock());
   const userId = caller.user.id;
-  return writeRecords(storage, {}, async (session) => {
+  return writeRecords(storage, { clock }, async (session) => {
     const given = items.filter((item) => item.given).map((item) => item.id);
     // Another write of one of these ids (another user's) ends first, then its rows are seen.
     await lockIds(session, 'activity', given);
@@ -135,7 +135,7 @@ export async function recordActivities(
   });
 }
 
-export async function deleteActivity(storage: Storage, userId: string, id: string): Promise<void> {
-  const deleted = await writeRecords(storage, {}, (session) => deleteActivities(session, userId, [id]));
+export async function deleteActivity(storage: Storage, userId: string, id: string, clock: () => number): Promise<void> {
+  const deleted = await writeRecords(storage, { clock }, (session) => deleteActivities(session, userId, [id]));
   if (deleted.length === 0) throw notFound('Activity not found');
 }

@@ -5,8 +5,13 @@ import { writeRecords } from '../../storage/writes.ts';
 import type { DayCommentBody } from '../../schemas/tasks.ts';
 
 /** Sets the comment, or removes it when `comment` is "". */
-export async function setDayComment(storage: Storage, userId: string, body: DayCommentBody): Promise<DayCommentBody> {
-  await writeRecords(storage, {}, (session) =>
+export async function setDayComment(
+  storage: Storage,
+  userId: string,
+  body: DayCommentBody,
+  clock: () => number,
+): Promise<DayCommentBody> {
+  await writeRecords(storage, { clock }, (session) =>
     body.comment === ''
       ? deleteDayComments(session, userId, [body.date])
       : upsertDayComments(session, [{ user_id: userId, date: body.date, comment: body.comment }]),

@@ -99,7 +99,13 @@ async function stored(storage: Storage, id: string): Promise<Task> {
   return present(task);
 }
 
-export async function createTask(storage: Storage, caller: Caller, body: CreateTaskBody, now: number): Promise<Task> {
+export async function createTask(
+  storage: Storage,
+  caller: Caller,
+  body: CreateTaskBody,
+  clock: () => number,
+): Promise<Task> {
+  const now = clock();
   const timezone = caller.user.timezone;
   checkTitle(body.title, 'title');
   const start = body.start === undefined ? undefined : readInstant(body.start, 'start');
@@ -109,7 +115,7 @@ export async function createTask(storage: Storage, caller: Caller, body: CreateT
   const from = body.minutes === undefined ? undefined : spanStart(date, start, body.minutes, timezone, now);
   const id = body.id ?? newId('k');
 
-  await writeRecords(storage, {}, async (session) => {
+  await writeRecords(storage, { clock }, async (session) => {
     await lockIds(session, 'task', [id]);
     if (await findTask(session.db, id)) throw new ApiError(409, `Task id already in use: ${quoted(id)}`);
     const project =
@@ -137,9 +143,15 @@ export async function createTask(storage: Storage, caller: Caller, body: CreateT
   return stored(storage, id);
 }
 
-export async function updateTask(storage: Storage, caller: Caller, id: string, body: UpdateTaskBody): Promise<Task> {
+export async function updateTask(
+  storage: Storage,
+  caller: Caller,
+  id: string,
+  body: UpdateTaskBody,
+  clock: () => number,
+): Promise<Task> {
   if (body.title !== undefined) checkTitle(body.title, 'title');
-  await writeRecords(storage, {}, async (session) => {
+  await writeRecords(storage, { clock }, async (session) => {
     await lockIds(session, 'task', [id]);
     const task = await findTask(session.db, id);
     if (task?.user_id !== caller.user.id) throw notFound('Task not found');
@@ -171,8 +183,8 @@ export async function updateTask(storage: Storage, caller: Caller, id: string, b
   return stored(storage, id);
 }
 
-export async function deleteTask(storage: Storage, userId: string, id: string): Promise<void> {
-  const deleted = await writeRecords(storage, {}, async (session) => {
+export async function deleteTask(storage: Storage, userId: string, id: string, clock: () => number): Promise<void> {
+  const deleted = await writeRecords(storage, { clock }, async (session) => {
     await lockIds(session, 'task', [id]);
     return deleteTasks(session, userId, [id]);
   });
