@@ -16,6 +16,8 @@ export interface Config {
   reportWorkers: number;
   /** Client addresses from X-Forwarded-For (behind a reverse proxy). */
   trustProxy: boolean;
+  /** The longest gap between heartbeats that still counts as time spent (decisions §8.6). */
+  heartbeatTimeoutMinutes: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -99,5 +101,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     summaryIntervalSeconds: integer(env, 'DAYBOOK_SUMMARY_INTERVAL_SECONDS', 300, 0, MAX_SUMMARY_INTERVAL_SECONDS),
     reportWorkers: integer(env, 'DAYBOOK_REPORT_WORKERS', Math.min(4, availableParallelism()), 0),
     trustProxy: choice(env, 'DAYBOOK_TRUST_PROXY', 'false', ['true', 'false']) === 'true',
+    heartbeatTimeoutMinutes: integer(env, 'DAYBOOK_HEARTBEAT_TIMEOUT_MINUTES', 15, 1, 1440),
   };
 }

@@ -37,6 +37,13 @@ declare module 'fastify' {
     scope?: Scope;
     /** `core`: needs the Core plan or higher. */
     plan?: 'core';
+    /** Another scope that grants the route too (the 403 still names `scope`). */
+    orScope?: Scope;
+    /**
+     * The key may also come in `Authorization`, as WakaTime clients send it: `Basic
+     * base64(key)` (or of `key:`), or `Bearer key` (decisions §8.2).
+     */
+    authorizationHeader?: boolean;
   }
   interface FastifyRequest {
     auth: AuthContext;
@@ -110,7 +117,9 @@ export function registerAuth(app: App, deps: AppDeps): void {
     const required = request.routeOptions.config?.scope;
     if (!required) return done();
 
-    const presented = presentedKey(request.headers['x-api-key']);
+    const presented =
+      presentedKey(request.headers['x-api-key']) ??
+      (request.routeOptions.config.authorizationHeader ? keyOfAuthorization(request.headers.authorization) : undefined);
     if (!presented) {
       fail(reply, 401, 'Missing API key');
       return;
@@ -207,7 +216,8 @@ export function registerAuth(app: App, deps: AppDeps): void {
     setRateHeaders(reply, rate);
     if (!rate.allowed) return rateLimited(reply, rate);
 
-    if (!key.granted.has(required)) {
+    const also = request.routeOptions.config.orScope;
+    if (!key.granted.has(required) && !(also !== undefined && key.granted.has(also))) {
       return fail(reply, 403, `API key missing required scope: ${required}`);
     }
     if (request.routeOptions.config.plan === 'core' && key.user.plan === 'free') {
@@ -243,4 +253,19 @@ function presentedKey(header: string | string[] | undefined): string | undefined
       .filter(Boolean),
   );
   return keys.size === 1 ? [...keys][0] : value;
+}
+
+/**
+ * The key of an `Authorization` header: `Bearer <key>`, or `Basic <base64>` of the key alone
+ * (as wakatime-cli sends it), of `key:` or of `user:key`.
+ */
+function keyOfAuthorization(header: string | undefined): string | undefined {
+  const match = /^(basic|bearer)\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!match) return undefined;
+  const [, scheme, value] = match as unknown as [string, string, string];
+  if (scheme.toLowerCase() === 'bearer') return value;
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const key = colon < 0 ? decoded : decoded.slice(0, colon) || decoded.slice(colon + 1);
+  return key.trim() || undefined;
 }

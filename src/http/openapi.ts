@@ -164,13 +164,15 @@ const describeDocument: NonNullable<FastifyDynamicSwaggerOptions['transformObjec
  */
 function servedDocument(document: object, now: number): object {
   const served = structuredClone(document) as { paths: Paths };
-  const { report, message, activities, task, dayComment } = datedExamples(localDateOf(now, 'UTC'));
+  const { report, message, activities, task, dayComment, heartbeats } = datedExamples(localDateOf(now, 'UTC'));
   const body = (path: string) => served.paths[path]!.post!.requestBody!.content['application/json']!;
   body('/report').example = report;
   body('/message').example = message;
   body('/activities').example = activities;
   body('/tasks').example = task;
   body('/day-comments').example = dayComment;
+  for (const prefix of ['/api/v1', '/api/compat/wakatime/v1'])
+    for (const path of ['heartbeats', 'heartbeats.bulk']) body(`${prefix}/users/current/${path}`).example = heartbeats;
   for (const parameter of served.paths['/message']!.get!.parameters!) {
     parameter.example = message[parameter.name as keyof typeof message];
   }

@@ -56,6 +56,21 @@ export function datedExamples(today: string) {
       minutes: 90,
     },
     dayComment: { date: addDays(today, -1), comment: 'Release day: notes reviewed, API docs updated.' },
+    /** Two heartbeats of an editor, yesterday from 09:00 UTC, as wakatime-cli sends them. */
+    heartbeats: [0, 120].map((offset) => ({
+      entity: '/home/dev/daybook/src/server.ts',
+      type: 'file',
+      category: 'coding',
+      time: firstInstantOfLocalDay(addDays(today, -1), 'UTC') / 1000 + 9 * 3600 + offset,
+      project: 'Public API',
+      branch: 'main',
+      language: 'TypeScript',
+      is_write: offset > 0,
+      lines: 120,
+      lineno: 42,
+      cursorpos: 7,
+      user_agent: 'wakatime/v1.115.2 (linux-6.1.0-amd64) go1.24.4 vscode/1.101.0 vscode-wakatime/25.0.5',
+    })),
   };
 }
 

@@ -356,6 +356,20 @@ export async function projectsForLoggingNamed(
   );
 }
 
+/** The projects named exactly one of `names`, oldest first. */
+export async function projectsNamed(session: WriteSession, names: readonly string[]): Promise<ProjectForLogging[]> {
+  if (names.length === 0) return [];
+  return loggingView(
+    await session.db
+      .selectFrom('projects')
+      .select(['id', 'name', 'team_id', 'created_by', 'archived', 'contributor_ids'])
+      .where('name', 'in', textList(session.db, names))
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute(),
+  );
+}
+
 function loggingView(
   rows: Pick<Selectable<ProjectsTable>, 'id' | 'name' | 'team_id' | 'created_by' | 'archived' | 'contributor_ids'>[],
 ): ProjectForLogging[] {

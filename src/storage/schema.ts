@@ -101,6 +101,31 @@ export interface ActivitiesTable {
   search_words: SearchWords;
 }
 
+export interface HeartbeatsTable {
+  id: string;
+  user_id: string;
+  /** Unix seconds, fractional as sent. */
+  time: number;
+  entity: string;
+  type: string;
+  category: string;
+  project: string | null;
+  branch: string | null;
+  language: string | null;
+  is_write: Bool | null;
+  lines: number | null;
+  lineno: number | null;
+  cursorpos: number | null;
+  /** JSON array of strings, or null. */
+  dependencies: string | null;
+  user_agent: string | null;
+  /** The X-Machine-Name header of the request. */
+  machine: string | null;
+  created_at: number;
+  /** The fields that make two heartbeats the same (decisions §8.5). */
+  dedupe_key: string;
+}
+
 export interface DayCommentsTable {
   user_id: string;
   date: string;
@@ -161,6 +186,7 @@ export interface Database {
   activities: ActivitiesTable;
   day_rollups: DayRollupsTable;
   day_comments: DayCommentsTable;
+  heartbeats: HeartbeatsTable;
   api_keys: ApiKeysTable;
   summaries: SummariesTable;
   changed_days: ChangedDaysTable;

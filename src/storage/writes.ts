@@ -143,7 +143,11 @@ export class WriteSession {
  * ends, so that two API writes naming one id run one after the other and the second sees the
  * first's row when it asks who owns it. SQLite's write transactions already run one at a time.
  */
-export async function lockIds(session: WriteSession, kind: 'activity' | 'task', ids: readonly string[]): Promise<void> {
+export async function lockIds(
+  session: WriteSession,
+  kind: 'activity' | 'task' | 'heartbeats of user',
+  ids: readonly string[],
+): Promise<void> {
   if (session.dialect !== 'postgres' || ids.length === 0) return;
   const keys = ids.map((id) => `${kind}:${id}`);
   // In the order of the keys, so two batches naming the same ids cannot wait for each other.

@@ -176,7 +176,15 @@ forEachDialect('the OpenAPI document', (dialect) => {
         // Nothing else differs from the document the code generates.
         body(served, '/report').example = body(generated, '/report').example;
         body(served, '/message').example = body(generated, '/message').example;
-        for (const path of ['/activities', '/tasks', '/day-comments'])
+        for (const path of [
+          '/activities',
+          '/tasks',
+          '/day-comments',
+          ...['/api/v1', '/api/compat/wakatime/v1'].flatMap((p) => [
+            `${p}/users/current/heartbeats`,
+            `${p}/users/current/heartbeats.bulk`,
+          ]),
+        ])
           body(served, path).example = body(generated, path).example;
         for (const [i, parameter] of queryOf(served).entries()) parameter.example = queryOf(generated)[i]!.example;
         assert.deepEqual(served, generated, url);

@@ -1,0 +1,107 @@
+/** Heartbeats (decisions §8): stored as sent, read back by time for the days they make. */
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
+import type { Database, HeartbeatsTable } from './schema.ts';
+import { textList } from './text-list.ts';
+import type { WriteSession } from './writes.ts';
+
+export type HeartbeatWrite = Insertable<HeartbeatsTable>;
+export type HeartbeatRead = Selectable<HeartbeatsTable>;
+
+/**
+ * Stores the heartbeats one user sent (distinct dedupe keys) but those the user had sent
+ * before. Returns the stored heartbeat of each dedupe key, new or earlier, and which are new.
+ */
+export async function insertHeartbeats(
+  session: WriteSession,
+  userId: string,
+  rows: HeartbeatWrite[],
+): Promise<{ stored: Map<string, HeartbeatRead>; added: Set<string> }> {
+  if (rows.length === 0) return { stored: new Map(), added: new Set() };
+  const db = session.db;
+  const inserted = await db
+    .insertInto('heartbeats')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['user_id', 'dedupe_key']).doNothing())
+    .returning('dedupe_key')
+    .execute();
+  const stored = await db
+    .selectFrom('heartbeats')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where(
+      'dedupe_key',
+      'in',
+      textList(
+        db,
+        rows.map((r) => r.dedupe_key),
+      ),
+    )
+    .execute();
+  return {
+    stored: new Map(stored.map((h) => [h.dedupe_key, h])),
+    added: new Set(inserted.map((h) => h.dedupe_key)),
+  };
+}
+
+/** The user's heartbeats with `from` ≤ time < `to` (Unix seconds). */
+export async function heartbeatsBetween(
+  session: WriteSession,
+  userId: string,
+  from: number,
+  to: number,
+): Promise<Pick<HeartbeatRead, 'time' | 'entity' | 'category' | 'project' | 'branch' | 'language'>[]> {
+  return session.db
+    .selectFrom('heartbeats')
+    .select(['time', 'entity', 'category', 'project', 'branch', 'language'])
+    .where('user_id', '=', userId)
+    .where('time', '>=', from)
+    .where('time', '<', to)
+    .execute();
+}
+
+/** Ids of the user's activities or tasks of `date` whose id begins with `prefix`. */
+export async function idsWithPrefix(
+  session: WriteSession,
+  table: 'activities' | 'tasks',
+  userId: string,
+  date: string,
+  prefix: string,
+): Promise<string[]> {
+  const db = session.db;
+  const startsWith = sql<boolean>`substr(id, 1, ${prefix.length}) = ${prefix}`;
+  const rows =
+    table === 'activities'
+      ? await db
+          .selectFrom('activities')
+          .select('id')
+          .where('user_id', '=', userId)
+          .where('local_date', '=', date)
+          .where(startsWith)
+          .execute()
+      : await db
+          .selectFrom('tasks')
+          .select('id')
+          .where('user_id', '=', userId)
+          .where('date', '=', date)
+          .where(startsWith)
+          .execute();
+  return rows.map((r) => r.id);
+}
+
+/** The minutes of the user's activities on a local date, by project name and category name (null: none). */
+export async function minutesOfDay(
+  db: Kysely<Database>,
+  userId: string,
+  date: string,
+): Promise<{ project: string | null; category: string | null; minutes: number }[]> {
+  const rows = await db
+    .selectFrom('activities as a')
+    .leftJoin('projects as p', 'p.id', 'a.effective_project_id')
+    .leftJoin('categories as c', 'c.id', 'a.category_id')
+    .select((eb) => ['p.name as project', 'c.name as category', eb.fn.sum<number>('a.duration_minutes').as('minutes')])
+    .where('a.user_id', '=', userId)
+    .where('a.local_date', '=', date)
+    .groupBy(['p.name', 'c.name'])
+    .execute();
+  return rows.map((r) => ({ project: r.project, category: r.category, minutes: Number(r.minutes) }));
+}
