@@ -7,7 +7,7 @@
 import Type, { type Static } from 'typebox';
 import { DOCUMENT_EXAMPLES } from './examples.ts';
 
-export const MAX_HEARTBEATS = 1000;
+const MAX_HEARTBEATS = 1000;
 const COUNT = `heartbeats must be a list of at most ${MAX_HEARTBEATS} heartbeats`;
 
 /**

@@ -46,7 +46,7 @@ export interface HeartbeatContext {
 /** One heartbeat's answer: the stored heartbeat, or why it was refused. */
 export type HeartbeatResult = { data: HeartbeatData; status: 201 } | { error: string; status: 400 };
 
-export interface HeartbeatData {
+interface HeartbeatData {
   id: string;
   user_id: string;
   time: number;

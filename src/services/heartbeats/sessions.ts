@@ -44,7 +44,7 @@ const BLOCK_MS = 60 * 60_000;
 const byText = (a: string | null, b: string | null) =>
   a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1;
 
-export function compareBeats(a: Beat, b: Beat): number {
+function compareBeats(a: Beat, b: Beat): number {
   return (
     a.time - b.time || byText(a.project, b.project) || byText(a.category, b.category) || byText(a.entity, b.entity)
   );
