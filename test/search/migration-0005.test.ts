@@ -64,7 +64,9 @@ forEachDialect('migration 0005 on existing records', (dialect) => {
     const before = { launch: await found('launch'), hotfix: await found('hotfix') };
     assert.deepEqual(before.hotfix, ['a_plain'], 'the selector kept "Hotfix" from being a word');
     if (dialect === 'sqlite') assert.deepEqual(before.launch, ['a_plain'], 'the tokenizer glued "Launch" to the emoji');
-    assert.deepEqual(await migrate(database.storage), ['0005-search-words-beside-symbols']);
+    assert.deepEqual(await migrate(database.storage, { to: '0005-search-words-beside-symbols' }), [
+      '0005-search-words-beside-symbols',
+    ]);
     assert.deepEqual(await found('launch'), ['a_plain', 'k_party']);
     assert.deepEqual(await found('hotfix'), ['a_hotfix', 'a_plain']);
     assert.deepEqual(await found('party'), ['k_party']);

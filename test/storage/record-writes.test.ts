@@ -161,7 +161,7 @@ forEachDialect('writes through a write session', (dialect) => {
         },
       ]),
     );
-    assert.deepEqual(moved, []);
+    assert.deepEqual(moved, { moved: [], kept: [] });
     const after = (await dayRows()).get('2026-11-16')!.projects;
     assert.equal(minutesOf(after, 'Public API'), minutesOf(before, 'Public API') - 15);
     assert.equal(minutesOf(after, 'Garden'), minutesOf(before, 'Garden') + 15);
