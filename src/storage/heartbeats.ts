@@ -1,5 +1,6 @@
 /** Heartbeats (decisions §8): stored as sent, read back by time for the days they make. */
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
+import type { ActivityWrite } from './activities.ts';
 import type { Database, HeartbeatsTable } from './schema.ts';
 import { textList } from './text-list.ts';
 import type { WriteSession } from './writes.ts';
@@ -59,32 +60,39 @@ export async function heartbeatsBetween(
     .execute();
 }
 
-/** Ids of the user's activities or tasks of `date` whose id begins with `prefix`. */
-export async function idsWithPrefix(
+const startsWith = (prefix: string) => sql<boolean>`substr(id, 1, ${prefix.length}) = ${prefix}`;
+
+/** The user's activities of `date` whose id begins with `prefix`: what a recompute compares with. */
+export async function activitiesWithPrefix(
   session: WriteSession,
-  table: 'activities' | 'tasks',
+  userId: string,
+  date: string,
+  prefix: string,
+): Promise<Omit<ActivityWrite, 'user_id' | 'local_date' | 'effective_project_id'>[]> {
+  const rows = await session.db
+    .selectFrom('activities')
+    .select(['id', 'start', 'duration_minutes', 'headline', 'description', 'task_id', 'project_id', 'category_id'])
+    .where('user_id', '=', userId)
+    .where('local_date', '=', date)
+    .where(startsWith(prefix))
+    .execute();
+  return rows.map((r) => ({ ...r, start: Number(r.start) }));
+}
+
+/** Ids of the user's tasks of `date` whose id begins with `prefix`. */
+export async function taskIdsWithPrefix(
+  session: WriteSession,
   userId: string,
   date: string,
   prefix: string,
 ): Promise<string[]> {
-  const db = session.db;
-  const startsWith = sql<boolean>`substr(id, 1, ${prefix.length}) = ${prefix}`;
-  const rows =
-    table === 'activities'
-      ? await db
-          .selectFrom('activities')
-          .select('id')
-          .where('user_id', '=', userId)
-          .where('local_date', '=', date)
-          .where(startsWith)
-          .execute()
-      : await db
-          .selectFrom('tasks')
-          .select('id')
-          .where('user_id', '=', userId)
-          .where('date', '=', date)
-          .where(startsWith)
-          .execute();
+  const rows = await session.db
+    .selectFrom('tasks')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('date', '=', date)
+    .where(startsWith(prefix))
+    .execute();
   return rows.map((r) => r.id);
 }
 

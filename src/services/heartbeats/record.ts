@@ -11,11 +11,12 @@ import type { UserRow } from '../../storage/accounts.ts';
 import { type ActivityWrite, deleteActivities, upsertActivities } from '../../storage/activities.ts';
 import type { Storage } from '../../storage/database.ts';
 import {
+  activitiesWithPrefix,
   type HeartbeatRead,
   type HeartbeatWrite,
   heartbeatsBetween,
-  idsWithPrefix,
   insertHeartbeats,
+  taskIdsWithPrefix,
 } from '../../storage/heartbeats.ts';
 import { categoriesNamed, projectsNamed, upsertCategories, upsertProjects } from '../../storage/projects.ts';
 import { deleteTasks, type TaskWrite, upsertTasks } from '../../storage/tasks.ts';
@@ -223,7 +224,8 @@ async function recomputeDay(
   const dayStart = firstInstantOfLocalDay(date, timezone);
   const dayEnd = firstInstantOfLocalDay(addDays(date, 1), timezone);
   const stored = await heartbeatsBetween(session, user.id, (dayStart - timeoutMs) / 1000, (dayEnd + timeoutMs) / 1000);
-  const beats: Beat[] = stored.map((h) => ({ ...h, time: h.time * 1000 }));
+  // Whole milliseconds, as activities' starts are.
+  const beats: Beat[] = stored.map((h) => ({ ...h, time: Math.round(h.time * 1000) }));
   const pieces = piecesOfDay(beats, date, timezone, timeoutMs);
 
   const projects = await projectsFor(session, caller, pieces, now);
@@ -254,7 +256,8 @@ async function recomputeDay(
     ].filter((part) => part !== null);
     for (const [start, minutes] of blocksOf(piece)) {
       activities.push({
-        id: `${prefix}a${activities.length}`,
+        // Named by where it starts in the day, so a heartbeat that changes one piece rewrites only it.
+        id: `${prefix}a${(start - dayStart).toString(36)}`,
         user_id: user.id,
         start,
         duration_minutes: minutes,
@@ -269,11 +272,38 @@ async function recomputeDay(
     }
   }
 
-  await deleteActivities(session, user.id, await idsWithPrefix(session, 'activities', user.id, date, `${prefix}a`));
-  await upsertTasks(session, [...tasks.values()]);
-  await upsertActivities(session, activities);
-  const unused = (await idsWithPrefix(session, 'tasks', user.id, date, `${prefix}t`)).filter((id) => !tasks.has(id));
-  await deleteTasks(session, user.id, unused);
+  // Only what differs from the last recompute is written: most of a day stays as it was.
+  const before = new Map((await activitiesWithPrefix(session, user.id, date, `${prefix}a`)).map((a) => [a.id, a]));
+  const changed = activities.filter((a) => {
+    const was = before.get(a.id);
+    return (
+      was === undefined ||
+      was.start !== a.start ||
+      was.duration_minutes !== a.duration_minutes ||
+      was.headline !== a.headline ||
+      was.description !== a.description ||
+      was.task_id !== a.task_id ||
+      was.project_id !== a.project_id ||
+      was.category_id !== a.category_id
+    );
+  });
+  const wanted = new Set(activities.map((a) => a.id));
+  await deleteActivities(
+    session,
+    user.id,
+    [...before.keys()].filter((id) => !wanted.has(id)),
+  );
+  const storedTasks = await taskIdsWithPrefix(session, user.id, date, `${prefix}t`);
+  await upsertTasks(
+    session,
+    [...tasks.values()].filter((t) => !storedTasks.includes(t.id)),
+  );
+  await upsertActivities(session, changed);
+  await deleteTasks(
+    session,
+    user.id,
+    storedTasks.filter((id) => !tasks.has(id)),
+  );
 }
 
 /**
