@@ -127,6 +127,15 @@ forEachDialect('WakaTime-compatible heartbeats', (dialect) => {
     assert.deepEqual(day.categories, [{ name: 'Coding', minutes: 24 }]);
   });
 
+  test('times with more digits than milliseconds are kept as sent and counted to the millisecond', async () => {
+    const res = await bulk([beat(at('12:00', '2026-11-18') + 0.1234567), beat(at('12:01', '2026-11-18') + 0.9876543)]);
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(res.json().responses[0][0].data.time, at('12:00', '2026-11-18') + 0.1234567);
+    const day = await dayRow('2026-11-18');
+    // Reports give minutes to 6 decimals.
+    assert.equal(day.duration, Math.round(((60_000 + 988 - 123) / 60_000) * 1e6) / 1e6);
+  });
+
   test('every way of presenting the key, on both prefixes; each failure in the envelope', async () => {
     const one = (i: number) => [beat(at('07:00') + i)];
     const forms: Record<string, string>[] = [
