@@ -33,13 +33,41 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
 }
 
+/** Anything shaped like a Daybook key (`dbk_…`), wherever a caller may have put it. */
+const KEY_SHAPED = /dbk_[A-Za-z0-9_-]+/g;
+const withoutKeys = (text: string) => (text.includes('dbk_') ? text.replace(KEY_SHAPED, 'dbk_[redacted]') : text);
+
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
     level,
-    redact: { paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', 'req.headers.authorization', 'headers.authorization'],
+      censor: '[redacted]',
+    },
     serializers: {
-      // The path without its query string: a key pasted into a URL must not reach the logs.
-      req: (req) => ({ method: req.method, path: String(req.url).split('?')[0], remoteAddress: req.ip }),
+      // The path without its query string, and without anything shaped like a key: a key pasted
+      // into a URL (`/projects/dbk_…`) must not reach the logs.
+      req: (req) => ({ method: req.method, path: withoutKeys(String(req.url).split('?')[0]!), remoteAddress: req.ip }),
+    },
+    formatters: {
+      // Messages and the other fields of a line (an error's message repeats what the caller sent).
+      log: (object) => {
+        for (const [name, value] of Object.entries(object)) {
+          if (typeof value === 'string') object[name] = withoutKeys(value);
+          else if (value instanceof Error)
+            object[name] = {
+              type: value.name,
+              message: withoutKeys(value.message),
+              stack: withoutKeys(value.stack ?? ''),
+            };
+        }
+        return object;
+      },
+    },
+    hooks: {
+      logMethod(args, method) {
+        method.apply(this, args.map((a) => (typeof a === 'string' ? withoutKeys(a) : a)) as Parameters<typeof method>);
+      },
     },
   };
 }

@@ -72,6 +72,23 @@ forEachDialect('logs', (dialect) => {
     const log = lines.join('\n');
     for (const key of [...Object.values(KEYS), unknownKey]) assert.ok(!log.includes(key), `${key} appears in the log`);
   });
+  test('a key-shaped value anywhere in a path or a failure is not logged', async () => {
+    const pasted = 'dbk_pasted_into_the_path_0123456789';
+    const before = lines.length;
+    assert.equal((await call(app, 'GET', `/projects/${pasted}`, { key: KEYS.aliceAll })).status, 404);
+    assert.equal((await call(app, 'GET', `/${pasted}/user`)).status, 404);
+    assert.equal(
+      (await call(app, 'POST', `/tasks/${pasted}`, { key: KEYS.aliceAll, body: { title: 'x' } })).status,
+      403,
+    );
+    const written = lines.slice(before);
+    assert.ok(
+      written.some((line) => line.includes('dbk_[redacted]')),
+      written.join('\n'),
+    );
+    assert.ok(!written.join('\n').includes(pasted), written.join('\n'));
+  });
+
   test('a client that hangs up before its report is sent is an info line, not an error', async () => {
     const before = lines.length;
     await app.listen({ port: 0, host: '127.0.0.1' });
