@@ -127,11 +127,11 @@ function awClient(base: string) {
       if (typeof found !== 'object' || found === null) throw new AgentError('aw-server: buckets: not an object');
       return Object.entries(found).map(([id, b]) => ({ ...(b as object), id }));
     },
-    /** Events overlapping [start, end), trimmed to it by the server (aw-core peewee.py get_events). */
+    /** All events overlapping [start, end], trimmed to it by the server (aw-core peewee.py get_events); no `limit`, which aw-server-rust reads as unsigned. */
     events: (bucket: string, start: number, end: number) =>
       request(
         'aw-server',
-        `${root}/buckets/${encodeURIComponent(bucket)}/events?start=${iso(start)}&end=${iso(end)}&limit=-1`,
+        `${root}/buckets/${encodeURIComponent(bucket)}/events?start=${iso(start)}&end=${iso(end)}`,
       ),
   };
 }
