@@ -129,10 +129,7 @@ function awClient(base: string) {
     },
     /** All events overlapping [start, end], trimmed to it by the server (aw-core peewee.py get_events); no `limit`, which aw-server-rust reads as unsigned. */
     events: (bucket: string, start: number, end: number) =>
-      request(
-        'aw-server',
-        `${root}/buckets/${encodeURIComponent(bucket)}/events?start=${iso(start)}&end=${iso(end)}`,
-      ),
+      request('aw-server', `${root}/buckets/${encodeURIComponent(bucket)}/events?start=${iso(start)}&end=${iso(end)}`),
   };
 }
 
@@ -197,7 +194,8 @@ async function pass(options: AgentOptions, since: number | undefined, onSaved: (
       }
     }
     for (const a of activities) recent.set(a.id, Date.parse(a.start));
-    const next = floorHour(to - OVERLAP_MS);
+    // Time well before now is final: the next day read need not read its end again.
+    const next = floorHour(Math.min(to, now - OVERLAP_MS));
     for (const [id, start] of recent) if (start < next) recent.delete(id);
     until = to;
     await writeState(options.statePath, {
