@@ -258,6 +258,17 @@ forEachDialect('ActivityWatch agent', (dialect) => {
     }
   });
 
+  test('aw-server busy (503): the agent waits and tries the pass again', async () => {
+    const aw = await standIn('busy', morning('2026-11-13'));
+    setNow('2026-11-13T12:00:00Z');
+    aw.busyFor = 3;
+    const { options, log, waits } = agent(aw, { since: Date.parse('2026-11-13T00:00:00Z') });
+    assert.deepEqual(await syncWithRetry(options), { created: 8, updated: 0, removed: 0, until: now });
+    assert.deepEqual(waits, [1000, 2000, 4000]);
+    assert.equal(log[0], 'aw-server answered 503: Server busy, try again later; trying again in 1 s');
+    assert.deepEqual((await reported('2026-11-13')).rows, MORNING);
+  });
+
   test('a limited number of attempts gives up naming the cause; a refused key stops at once', async () => {
     const aw = await standIn('laptop', morning('2026-11-17'));
     setNow('2026-11-17T12:00:00Z');

@@ -6,7 +6,7 @@
  * - `GET /api/0/buckets/<id>/events?start&end&limit`: the events overlapping [start, end], newest
  *   first, trimmed to the range, each `{id, timestamp, duration, data}` with the timestamp as
  *   Python's `isoformat()` writes it (`2026-11-22T09:00:00.250000+00:00`) and seconds as a float.
- * It can stop and start again on the same port, as aw-server restarting does.
+ * It can stop and start again on the same port, as aw-server restarting does, and answer 503 for a while.
  */
 import { type Server, createServer } from 'node:http';
 
@@ -36,6 +36,8 @@ export class StandInAwServer {
   readonly buckets = new Map<string, StandInBucket>();
   /** Requests answered, as `GET <path>`. */
   readonly requests: string[] = [];
+  /** The next this many requests are answered 503, as aw-server answers when busy (rest.py HeartbeatResource). */
+  busyFor = 0;
   private server: Server | null = null;
   port = 0;
 
@@ -135,7 +137,12 @@ export class StandInAwServer {
     const server = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       this.requests.push(`${req.method} ${url.pathname}`);
-      const [status, body] = req.method === 'GET' ? this.answer(url.pathname, url.searchParams) : [405, {}];
+      const [status, body] =
+        this.busyFor-- > 0
+          ? [503, { message: 'Server busy, try again later' }]
+          : req.method === 'GET'
+            ? this.answer(url.pathname, url.searchParams)
+            : [405, {}];
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
