@@ -21,8 +21,10 @@ const OVERLAP_MS = 15 * 60_000;
 const FIRST_LOOKBACK_MS = 24 * 3_600_000;
 /** A pass reads and posts at most this much time at once, saving its place after each. */
 const CHUNK_MS = 24 * 3_600_000;
-/** POST /activities takes at most this many items (docs/api.md). */
-const BATCH = 1000;
+/** POST /activities takes at most this many items (docs/api.md)… */
+const BATCH_ITEMS = 1000;
+/** …in a body of at most 1 MiB: 1,000 long headlines of escaped or CJK text would not fit. */
+const BATCH_BYTES = 900_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 
 /** A failure that waiting will not cure (a refused key, a refused item): the agent stops. */
@@ -76,9 +78,16 @@ async function readState(path: string): Promise<AgentState | null> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
-  const state = JSON.parse(text) as Partial<AgentState>;
+  let state: Partial<AgentState>;
+  try {
+    state = (JSON.parse(text) ?? {}) as Partial<AgentState>;
+  } catch {
+    state = {};
+  }
   if (state.version !== 1 || typeof state.until !== 'string' || Number.isNaN(Date.parse(state.until))) {
-    throw new AgentError(`${path} is not a state file of this agent`);
+    throw new AgentError(
+      `${path} is not a state file of this agent (delete it to start from --since or 24 hours back)`,
+    );
   }
   return { version: 1, until: state.until, recent: state.recent ?? {} };
 }
@@ -156,6 +165,23 @@ function daybookClient(base: string, key: string) {
   };
 }
 
+/** `activities` in request bodies POST /activities takes. */
+function* batches(activities: AgentActivity[]): Generator<AgentActivity[]> {
+  let batch: AgentActivity[] = [];
+  let bytes = 0;
+  for (const a of activities) {
+    const size = Buffer.byteLength(JSON.stringify(a)) + 1;
+    if (batch.length === BATCH_ITEMS || (batch.length > 0 && bytes + size > BATCH_BYTES)) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(a);
+    bytes += size;
+  }
+  if (batch.length > 0) yield batch;
+}
+
 /**
  * One pass: from where the state file says (or `since`) up to now, posting every host's window
  * time and saving the state after each day read. Fails with Unavailable or AgentError.
@@ -180,8 +206,8 @@ async function pass(options: AgentOptions, since: number | undefined, onSaved: (
       const afkEvents = afkId === null ? null : await aw.events(afkId, from, to);
       activities.push(...windowActivities({ host, windowEvents, afkEvents, from, to }));
     }
-    for (let i = 0; i < activities.length; i += BATCH) {
-      const answer = (await daybook.post(activities.slice(i, i + BATCH))) as { created?: number; updated?: number };
+    for (const batch of batches(activities)) {
+      const answer = (await daybook.post(batch)) as { created?: number; updated?: number };
       created += answer?.created ?? 0;
       updated += answer?.updated ?? 0;
     }

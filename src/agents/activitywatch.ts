@@ -102,8 +102,9 @@ const text = (value: unknown) => (typeof value === 'string' ? value : '');
  * by app, then title): a rule that ends decide, not starts, which aw-server moves when it trims
  * events to the window it is asked for.
  */
-function windowSpans(windowEvents: unknown): WindowSpan[] {
-  const events = eventSpans(windowEvents).map(({ start, end, data }) => ({
+function windowSpans(windowEvents: unknown, from: number, to: number): WindowSpan[] {
+  // Trimmed first, as aw-server trims what it answers, so that a file and a server agree.
+  const events = intersectSpans(eventSpans(windowEvents), [{ start: from, end: to }]).map(({ start, end, data }) => ({
     start,
     end,
     app: text(data.app),
@@ -116,20 +117,20 @@ function windowSpans(windowEvents: unknown): WindowSpan[] {
   let active: WindowSpan[] = [];
   let next = 0;
   for (let i = 0; i + 1 < points.length; i++) {
-    const from = points[i]!;
-    const to = points[i + 1]!;
-    while (next < events.length && events[next]!.start <= from) active.push(events[next++]!);
-    active = active.filter((e) => e.end > from);
+    const start = points[i]!;
+    const end = points[i + 1]!;
+    while (next < events.length && events[next]!.start <= start) active.push(events[next++]!);
+    active = active.filter((e) => e.end > start);
     if (active.length === 0) continue;
     const holder = active.reduce((best, e) => (before(e, best) ? e : best));
     const last = out.at(-1);
-    if (last && last.end === from && last.app === holder.app && last.title === holder.title) last.end = to;
-    else out.push({ start: from, end: to, app: holder.app, title: holder.title });
+    if (last && last.end === start && last.app === holder.app && last.title === holder.title) last.end = end;
+    else out.push({ start, end, app: holder.app, title: holder.title });
   }
   return out;
 }
 
-/** The parts of `spans` (sorted, disjoint) that lie within `keep` (sorted, disjoint). */
+/** The parts of `spans` (sorted by start) that lie within `keep` (sorted, disjoint), in order. */
 export function intersectSpans<T extends Span>(spans: readonly T[], keep: readonly Span[]): T[] {
   const out: T[] = [];
   let k = 0;
@@ -216,7 +217,7 @@ export interface WindowTimeInput {
 
 /** Not-afk window time of one host as Daybook activities, sorted by start. */
 export function windowActivities({ host, windowEvents, afkEvents, from, to }: WindowTimeInput): AgentActivity[] {
-  let spans = intersectSpans(windowSpans(windowEvents), [{ start: from, end: to }]);
+  let spans = windowSpans(windowEvents, from, to);
   if (afkEvents !== null) spans = intersectSpans(spans, notAfkSpans(afkEvents));
   // Sub-second pieces go before merging, so that a window passed over does not split the one around it.
   return mergeConsecutive(cutAtHours(spans).filter((s) => s.end - s.start >= MIN_PIECE_MS)).map((s) => ({

@@ -258,6 +258,34 @@ forEachDialect('ActivityWatch agent', (dialect) => {
     }
   });
 
+  test('more than 1,000 activities go in several requests; a host without an afk bucket counts all its window time', async () => {
+    const start = Date.parse('2026-11-12T08:00:00Z');
+    const window = Array.from({ length: 2100 }, (_, i) =>
+      win(new Date(start + i * 2000).toISOString(), 2, i % 2 ? 'B' : 'A', `t${i}`),
+    );
+    const aw = await standIn('many', { window, afk: null });
+    setNow('2026-11-12T12:00:00Z');
+    const { options } = agent(aw, { since: Date.parse('2026-11-12T00:00:00Z') });
+    // One request of 2,100 would be refused whole (400: at most 1,000 items).
+    assert.deepEqual(await syncWithRetry(options), { created: 2100, updated: 0, removed: 0, until: now });
+    const { rows } = await reported('2026-11-12');
+    assert.equal(rows.length, 2100);
+    assert.deepEqual(rows[0], ['08:00', 0.03, 'A: t0']);
+    assert.ok(rows.every((r) => r[1] === 0.03));
+  });
+
+  test('a state file that is not one stops the agent, naming it', async () => {
+    const aw = await standIn('laptop', morning('2026-11-11'));
+    const { options } = agent(aw);
+    for (const text of ['{"version":', 'null', '{"version":2}']) {
+      files.write('bad-state.json', text);
+      await assert.rejects(
+        syncWithRetry({ ...options, statePath: join(files.dir, 'bad-state.json') }),
+        /bad-state\.json is not a state file of this agent \(delete it/,
+      );
+    }
+  });
+
   test('aw-server busy (503): the agent waits and tries the pass again', async () => {
     const aw = await standIn('busy', morning('2026-11-13'));
     setNow('2026-11-13T12:00:00Z');
