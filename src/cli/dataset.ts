@@ -54,7 +54,7 @@ export function register(program: Command, { stdout, stderr, out, err, withStora
   program
     .command('import')
     .argument('<file>', 'dataset file: NDJSON when it ends in .ndjson or .jsonl, else a JSON document')
-    .description('load a dataset file (upsert by id, all-or-nothing)')
+    .description('load a dataset file, or an ActivityWatch export (upsert by id, all-or-nothing)')
     .option(
       '--from <format>',
       `daybook (a dataset file) or activitywatch (an aw-server export, with --user)`,
