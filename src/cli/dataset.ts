@@ -1,20 +1,72 @@
 import { createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { exportDataset } from '../dataset/export.ts';
 import { ImportError, importDataset } from '../dataset/import.ts';
 import { isNdjson } from '../dataset/read.ts';
-import { type CommandIo, UsageError } from './context.ts';
+import { type CommandIo, UsageError, parseChoice } from './context.ts';
+import { exportActivities } from '../agents/activitywatch.ts';
 import { collectGarbageEvery } from '../lib/heap.ts';
+import { findUser } from '../storage/accounts.ts';
+import type { Storage } from '../storage/database.ts';
+
+const FORMATS = ['daybook', 'activitywatch'] as const;
+
+/**
+ * An aw-server export (`GET /api/0/export`) as a dataset file of `userId`'s activities, in a
+ * temporary folder that `use` may read; the same activities and ids as the agent posts
+ * (agents/activitywatch.ts), so importing the export and running the agent agree.
+ */
+async function withActivityWatchDataset<T>(
+  storage: Storage,
+  file: string,
+  userId: string,
+  use: (path: string) => Promise<T>,
+): Promise<T> {
+  if (!(await findUser(storage.db, userId))) throw new UsageError(`no user with id "${userId}"`);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new ImportError(`${file}: not a JSON document (${(error as Error).message})`);
+  }
+  let activities: ReturnType<typeof exportActivities>;
+  try {
+    activities = exportActivities(doc, Date.now());
+  } catch (error) {
+    throw new ImportError(`${file}: ${(error as Error).message}`);
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'daybook-aw-'));
+  try {
+    const path = join(dir, 'activities.json');
+    await writeFile(path, JSON.stringify({ version: 1, activities: activities.map((a) => ({ ...a, userId })) }));
+    return await use(path);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
 export function register(program: Command, { stdout, stderr, out, err, withStorage }: CommandIo): void {
   program
     .command('import')
     .argument('<file>', 'dataset file: NDJSON when it ends in .ndjson or .jsonl, else a JSON document')
-    .description('load a dataset file (upsert by id, all-or-nothing)')
-    .action(async (file: string) => {
+    .description('load a dataset file, or an ActivityWatch export (upsert by id, all-or-nothing)')
+    .option(
+      '--from <format>',
+      `daybook (a dataset file) or activitywatch (an aw-server export, with --user)`,
+      'daybook',
+    )
+    .option('--user <id>', "whose activities an ActivityWatch export's window time becomes")
+    .action(async (file: string, options: { from: string; user?: string }) => {
+      const from = parseChoice('--from', options.from, FORMATS);
+      if (from === 'activitywatch' && options.user === undefined)
+        throw new UsageError('--from activitywatch needs --user <id>');
+      if (from === 'daybook' && options.user !== undefined)
+        throw new UsageError('--user goes with --from activitywatch');
       const found = await stat(file).catch(() => null);
       if (!found) throw new UsageError(`cannot read ${file}`);
       if (!found.isFile()) throw new UsageError(`cannot read ${file}: not a file`);
@@ -25,15 +77,19 @@ export function register(program: Command, { stdout, stderr, out, err, withStora
       const collect = collectGarbageEvery();
       bar?.start(0, 0, { rate: 0 });
       try {
-        const counts = await withStorage((storage) =>
-          importDataset(storage, file, {
+        const load = (storage: Storage, path: string) =>
+          importDataset(storage, path, {
             onProgress: (n) => {
               collect(n);
               const seconds = (Date.now() - started) / 1000;
               bar?.setTotal(n);
               bar?.update(n, { rate: Math.round(n / Math.max(seconds, 0.001)) });
             },
-          }),
+          });
+        const counts = await withStorage((storage) =>
+          from === 'activitywatch'
+            ? withActivityWatchDataset(storage, file, options.user!, (path) => load(storage, path))
+            : load(storage, file),
         );
         bar?.stop();
         const total = Object.values(counts).reduce((a, b) => a + b, 0);
