@@ -201,33 +201,33 @@ export interface UserRef {
 }
 
 /** Users whose id or handle equals, or whose e-mail equals ignoring case, one of `entries`. */
-export async function usersMatching(db: Kysely<Database>, entries: readonly string[]): Promise<UserRef[]> {
+/**
+ * The members of the team (any status) whose id, handle or e-mail address (ignoring case) is
+ * among `entries`: a contributor list is resolved within the team alone.
+ */
+export async function teamMembersMatching(
+  db: Kysely<Database>,
+  teamId: string,
+  entries: readonly string[],
+): Promise<(UserRef & { active: boolean })[]> {
   if (entries.length === 0) return [];
   const distinct = new Set(entries);
   const lowered = new Set(entries.map((e) => e.toLowerCase()));
-  return db
-    .selectFrom('users')
-    .select(['id', 'handle', 'email'])
+  const rows = await db
+    .selectFrom('users as u')
+    .innerJoin('team_members as m', 'm.user_id', 'u.id')
+    .select(['u.id', 'u.handle', 'u.email', 'm.status'])
+    .where('m.team_id', '=', teamId)
     .where((eb) =>
       eb.or([
-        eb('id', 'in', textList(db, distinct)),
-        eb('handle', 'in', textList(db, distinct)),
-        eb(eb.fn('lower', ['email']), 'in', textList(db, lowered)),
+        eb('u.id', 'in', textList(db, distinct)),
+        eb('u.handle', 'in', textList(db, distinct)),
+        eb(eb.fn('lower', ['u.email']), 'in', textList(db, lowered)),
       ]),
     )
-    .orderBy('id')
+    .orderBy('u.id')
     .execute();
-}
-
-/** Ids of the users with an active membership in the team. */
-export async function activeMemberIds(db: Kysely<Database>, teamId: string): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom('team_members')
-    .select('user_id')
-    .where('team_id', '=', teamId)
-    .where('status', '=', 'active')
-    .execute();
-  return new Set(rows.map((r) => r.user_id));
+  return rows.map((r) => ({ id: r.id, handle: r.handle, email: r.email, active: r.status === 'active' }));
 }
 
 /** Inserts or replaces portfolios by id (distinct ids). */

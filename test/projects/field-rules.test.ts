@@ -282,16 +282,23 @@ const createCases: CreateCase[] = [
     error: notMember('u_dave'),
   },
   {
-    rule: 'a user who is in no team, named by e-mail',
+    // Outside the team, an account is answered like no account: the message tells no e-mail's owner.
+    rule: 'a user who is in no team, named by e-mail: as if unknown',
     body: { team: 't_eng', contributorIds: ['carol.jones@example.com'] },
     status: 400,
-    error: notMember('u_carol'),
+    error: noUser('carol.jones@example.com'),
   },
   {
-    rule: 'a member of another team',
+    rule: 'a user who is in no team, named by id: as if unknown',
+    body: { team: 't_eng', contributorIds: ['u_carol'] },
+    status: 400,
+    error: noUser('u_carol'),
+  },
+  {
+    rule: 'a member of another team: as if unknown',
     body: { team: 't_design', contributorIds: ['erin', 'bob'] },
     status: 400,
-    error: notMember('u_bob'),
+    error: noUser('bob'),
   },
 ];
 
@@ -580,7 +587,7 @@ const updateCases: UpdateCase[] = [
     given: TEAM_WITH_BOB,
     update: { team: 't_design', contributorIds: ['bob'] },
     status: 400,
-    error: notMember('u_bob'),
+    error: noUser('bob'),
   },
   {
     rule: 'moving to personal scope while naming contributors',
