@@ -3,7 +3,7 @@
  * changed days, local days after a timezone change, tasks' derived `createdAt`.
  */
 import { CompiledQuery, type Insertable, type Kysely, PostgresAdapter, sql, type Transaction } from 'kysely';
-import { localDateOf } from '../lib/time.ts';
+import { localDateOf, localNoon } from '../lib/time.ts';
 import { fixedQuery } from './fixed-query.ts';
 import type { ActivitiesTable, Database } from './schema.ts';
 import { postgresSearchWords } from './search.ts';
@@ -144,6 +144,8 @@ async function writeActivities(session: WriteSession, { rows, statement }: Activ
   session.daysChanged(previous);
   session.tasksTouched(rows.map((r) => r.task_id));
   session.tasksTouched(previous.map((p) => p.task_id));
+  const taskOf = new Map(rows.map((r) => [r.id, r.task_id ?? null]));
+  session.tasksLeft(previous.filter((p) => taskOf.get(p.id) !== p.task_id).map((p) => p.task_id));
   await deferred?.beforeWrite(rows, previous);
   return (await session.db.executeQuery(statement)).rows;
 }
@@ -186,6 +188,7 @@ export async function deleteActivities(
     .execute();
   session.daysChanged(deleted);
   session.tasksTouched(deleted.map((d) => d.task_id));
+  session.tasksLeft(deleted.map((d) => d.task_id));
   return deleted.map((d) => d.id);
 }
 
@@ -315,6 +318,52 @@ export async function refreshAutoTaskCreatedAt(db: Db, taskIds?: ReadonlySet<str
       and exists (select 1 from activities a where a.task_id = tasks.id)
       and created_at <> (select min(a.start) from activities a where a.task_id = tasks.id)
   `.execute(db);
+}
+
+/**
+ * Tasks among `taskIds` imported without `createdAt` that have no activity left take noon of
+ * their date again (in their user's timezone), as a task that never had one: their last activity
+ * was deleted or moved to another task. refreshAutoTaskCreatedAt leaves a task without
+ * activities alone, so without this the start of an activity that is gone would stay.
+ */
+export async function resetEmptiedAutoTaskCreatedAt(db: Db, taskIds: ReadonlySet<string>): Promise<void> {
+  if (taskIds.size === 0) return;
+  const rows = await db
+    .selectFrom('tasks as t')
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .select(['t.id', 't.date', 't.created_at', 'u.timezone'])
+    .where('t.id', 'in', textList(db, taskIds))
+    .where('t.created_at_auto', '=', 1)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('activities as a').select('a.id').whereRef('a.task_id', '=', 't.id'))),
+    )
+    .execute();
+  const stale = rows.flatMap((r) => {
+    const noon = localNoon(r.date, r.timezone);
+    return noon === Number(r.created_at) ? [] : [{ id: r.id, noon }];
+  });
+  // One statement per 500 tasks; the cast types the parameters for PostgreSQL.
+  const instant = (ms: number) => sql<number>`cast(${ms} as bigint)`;
+  for (let i = 0; i < stale.length; i += 500) {
+    const chunk = stale.slice(i, i + 500);
+    await db
+      .updateTable('tasks')
+      .set((eb) => {
+        const [first, ...rest] = chunk as [(typeof chunk)[number], ...typeof chunk];
+        let value = eb.case().when('id', '=', first.id).then(instant(first.noon));
+        for (const r of rest) value = value.when('id', '=', r.id).then(instant(r.noon));
+        return { created_at: value.else(eb.ref('created_at')).end() };
+      })
+      .where(
+        'id',
+        'in',
+        textList(
+          db,
+          chunk.map((r) => r.id),
+        ),
+      )
+      .execute();
+  }
 }
 
 /** The owner of each stored activity among `ids` (at most a batch). */

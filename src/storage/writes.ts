@@ -19,7 +19,13 @@
  * (projects.ts). Each writes a list of rows with a fixed number of statements.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
-import { markChangedDays, markDaysNaming, refreshAutoTaskCreatedAt, restampChangedDays } from './activities.ts';
+import {
+  markChangedDays,
+  markDaysNaming,
+  refreshAutoTaskCreatedAt,
+  resetEmptiedAutoTaskCreatedAt,
+  restampChangedDays,
+} from './activities.ts';
 import { DeferredActivityUpkeep } from './activity-bulk.ts';
 import { type Dialect, type Storage, writeTransaction } from './database.ts';
 import type { Database } from './schema.ts';
@@ -54,6 +60,8 @@ export class WriteSession {
   };
   /** Tasks whose activities changed (sessions that are not bulk): their derived `createdAt` is refreshed. */
   private readonly tasks = new Set<string>();
+  /** Tasks that lost activities (every session): one left with none goes back to noon of its date. */
+  private readonly leftTasks = new Set<string>();
 
   constructor(db: Db, dialect: Dialect, bulk: boolean, fresh: boolean) {
     this.db = db;
@@ -100,6 +108,11 @@ export class WriteSession {
     for (const id of ids) if (id) this.tasks.add(id);
   }
 
+  /** Activities of these tasks were deleted or moved to another task. */
+  tasksLeft(ids: Iterable<string | null | undefined>): void {
+    for (const id of ids) if (id) this.leftTasks.add(id);
+  }
+
   /** Activities are about to be written: on SQLite in bulk, the row triggers go off first. */
   async beforeActivityWrite(): Promise<DeferredActivityUpkeep | null> {
     if (!this.deferred && this.bulk && this.dialect === 'sqlite') {
@@ -125,6 +138,7 @@ export class WriteSession {
   async finish(at: number): Promise<void> {
     await this.endDeferredUpkeep();
     await refreshAutoTaskCreatedAt(this.db, this.bulk ? undefined : this.tasks);
+    await resetEmptiedAutoTaskCreatedAt(this.db, this.leftTasks);
     // After the rollups are caught up: they say which days show the renamed things.
     await markDaysNaming(this.db, this.renamedThings, at);
     await markChangedDays(
