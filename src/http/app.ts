@@ -151,6 +151,14 @@ function lazyChildLogger(
 
 const MAX_PARAM_LENGTH = 16 * 1024;
 
+/** A request body refused while it was parsed (see the content-type parsers below). */
+class BodyRefusal {
+  readonly error: ApiError;
+  constructor(error: ApiError) {
+    this.error = error;
+  }
+}
+
 /** The field is named as given, cut like any echoed input: a path may be as long as the body is deep. */
 const nulMessage = (field: string) => `${shown(field)} ${NUL_RULE}`;
 const UNSUPPORTED_MEDIA_TYPE = 'Unsupported Media Type: send application/json';
@@ -285,39 +293,50 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // JSON only: Fastify's default text/plain parser would let other content types through.
   app.removeAllContentTypeParsers();
   // Empty bodies count as `{}`; anything unparsable is the envelope's "Malformed JSON body".
+  // A body refused by a parser was read whole: its answer keeps the connection open (requests
+  // pipelined behind it are answered), where an error handed to Fastify from a parser closes it.
+  // The refusal travels as the body and is thrown before validation.
+  const refuse = (done: (err: Error | null, body?: unknown) => void, error: ApiError) =>
+    done(null, new BodyRefusal(error));
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (request.body instanceof BodyRefusal) return done(request.body.error);
+    done();
+  });
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     // An unknown path is a 404 whatever its body holds.
     if (request.is404) return done(null, undefined);
     if (isEncoded(request.headers)) {
-      return done((body as Buffer).length === 0 ? null : new ApiError(415, UNSUPPORTED_ENCODING), undefined);
+      return (body as Buffer).length === 0
+        ? done(null, undefined)
+        : refuse(done, new ApiError(415, UNSUPPORTED_ENCODING));
     }
     if ((body as Buffer).length === 0) return done(null, undefined);
     // JSON is UTF-8 (RFC 8259): a body in another charset, or bytes that are not UTF-8, would
     // be read with U+FFFD in place of what was sent and stored changed.
-    if (!isUtf8Charset(request.headers['content-type'])) return done(new ApiError(415, UNSUPPORTED_CHARSET), undefined);
+    if (!isUtf8Charset(request.headers['content-type'])) return refuse(done, new ApiError(415, UNSUPPORTED_CHARSET));
     let text: string;
     try {
       text = UTF8.decode(body as Buffer);
     } catch {
-      return done(new ApiError(400, 'Malformed JSON body'), undefined);
+      return refuse(done, new ApiError(400, 'Malformed JSON body'));
     }
     if (text.trim() === '') return done(null, undefined);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      return done(new ApiError(400, 'Malformed JSON body'), undefined);
+      return refuse(done, new ApiError(400, 'Malformed JSON body'));
     }
     const unstorable = mayHoldUnstorableText(text) ? unstorableText(parsed) : null;
     if (unstorable !== null)
-      return done(new ApiError(400, `${shown(unstorable.field || 'body')} ${unstorable.rule}`), undefined);
+      return refuse(done, new ApiError(400, `${shown(unstorable.field || 'body')} ${unstorable.rule}`));
     done(null, parsed);
   });
   // Any other media type is refused once its body turns out not to be empty: an empty body is
   // `{}` whatever type a client labels it with (curl -d '', many HTTP libraries' empty POSTs).
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
     if (request.is404 || (body as Buffer).length === 0) return done(null, undefined);
-    done(new ApiError(415, isEncoded(request.headers) ? UNSUPPORTED_ENCODING : UNSUPPORTED_MEDIA_TYPE), undefined);
+    refuse(done, new ApiError(415, isEncoded(request.headers) ? UNSUPPORTED_ENCODING : UNSUPPORTED_MEDIA_TYPE));
   });
 
   const knownPaths = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
