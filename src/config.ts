@@ -18,6 +18,8 @@ export interface Config {
   trustProxy: boolean;
   /** The longest gap between heartbeats that still counts as time spent (decisions §8.6). */
   heartbeatTimeoutMinutes: number;
+  /** Origins whose browser pages may call the API (CORS); none by default, `*` for any. */
+  corsOrigins: string[];
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -86,6 +88,28 @@ function redisUrl(env: NodeJS.ProcessEnv): string | null {
   return raw;
 }
 
+/** DAYBOOK_CORS_ORIGINS: comma-separated origins (`https://host[:port]`), or `*`. */
+function corsOrigins(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.DAYBOOK_CORS_ORIGINS?.trim();
+  if (!raw) return [];
+  const origins = raw
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {}
+    if (!url || !/^https?:$/.test(url.protocol) || url.origin !== origin)
+      throw new Error(
+        `DAYBOOK_CORS_ORIGINS must list origins such as https://dash.example.com, or * (got "${origin}")`,
+      );
+  }
+  return origins;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   pgPoolSize(env);
   demoSetting(env);
@@ -102,5 +126,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reportWorkers: integer(env, 'DAYBOOK_REPORT_WORKERS', Math.min(4, availableParallelism()), 0),
     trustProxy: choice(env, 'DAYBOOK_TRUST_PROXY', 'false', ['true', 'false']) === 'true',
     heartbeatTimeoutMinutes: integer(env, 'DAYBOOK_HEARTBEAT_TIMEOUT_MINUTES', 15, 1, 1440),
+    corsOrigins: corsOrigins(env),
   };
 }

@@ -15,6 +15,7 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
+import cors from '@fastify/cors';
 import FindMyWay from 'find-my-way';
 import AjvCompiler from '@fastify/ajv-compiler';
 import { mayHoldUnstorableText, NUL_RULE, unstorableText } from '../lib/text-checks.ts';
@@ -295,13 +296,9 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // Empty bodies count as `{}`; anything unparsable is the envelope's "Malformed JSON body".
   // A body refused by a parser was read whole: its answer keeps the connection open (requests
   // pipelined behind it are answered), where an error handed to Fastify from a parser closes it.
-  // The refusal travels as the body and is thrown before validation.
+  // The refusal travels as the body and is thrown before validation (the preValidation hook below).
   const refuse = (done: (err: Error | null, body?: unknown) => void, error: ApiError) =>
     done(null, new BodyRefusal(error));
-  app.addHook('preValidation', (request, _reply, done) => {
-    if (request.body instanceof BodyRefusal) return done(request.body.error);
-    done();
-  });
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     // An unknown path is a 404 whatever its body holds.
     if (request.is404) return done(null, undefined);
@@ -344,6 +341,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // documentation asset) is a 404, not a 405.
   const servedRoutes = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
   app.addHook('onRoute', (route) => {
+    // CORS preflights (OPTIONS on any path, when DAYBOOK_CORS_ORIGINS is set) make no path known.
+    if (route.url === '*' || route.url === '/*') return;
     if (!knownPaths.find('GET', route.url)) knownPaths.on('GET', route.url, () => {});
     for (const method of [route.method].flat().map((m) => m.toUpperCase() as 'GET')) {
       if (!servedRoutes.find(method, route.url)) servedRoutes.on(method, route.url, () => {});
@@ -402,6 +401,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // Path and query parameters may not hold a NUL either (see unstorableText above). One
   // callback-style hook for both: it runs on every request, and each async hook costs a promise.
   app.addHook('preValidation', (request, _reply, done) => {
+    if (request.body instanceof BodyRefusal) return done(request.body.error);
     if (!request.is404) {
       const nul = parameterHoldingNul(request.params) ?? parameterHoldingNul(request.query);
       if (nul !== null) return done(new ApiError(400, nulMessage(nul)));
@@ -414,6 +414,16 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     done();
   });
 
+  if (deps.config.corsOrigins.length > 0) {
+    // Browsers on the listed origins may call the API with a key (docs/configuration.md).
+    await app.register(cors, {
+      origin: deps.config.corsOrigins.includes('*') ? '*' : deps.config.corsOrigins,
+      methods: ['GET', 'POST', 'DELETE'],
+      allowedHeaders: ['x-api-key', 'content-type', 'authorization'],
+      exposedHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
+      maxAge: 600,
+    });
+  }
   registerAuth(app, deps);
   // Before the routes, so that the OpenAPI document sees every one of them.
   await registerOpenApi(app, deps.now);

@@ -114,8 +114,11 @@ export function registerAuth(app: App, deps: AppDeps): void {
   // Callback-style: a cached key under the in-process rate limiter is checked without a promise
   // (the common case); anything that needs a database or Redis round trip goes through check().
   app.addHook('onRequest', (request, reply, done) => {
+    // Every answer is what its Content-Type says; an authenticated one is never cached.
+    reply.header('x-content-type-options', 'nosniff');
     const required = request.routeOptions.config?.scope;
     if (!required) return done();
+    reply.header('cache-control', 'no-store');
 
     const presented =
       presentedKey(request.headers['x-api-key']) ??
