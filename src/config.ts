@@ -20,6 +20,13 @@ export interface Config {
   heartbeatTimeoutMinutes: number;
   /** Origins whose browser pages may call the API (CORS); none by default, `*` for any. */
   corsOrigins: string[];
+  /** How long a client may take to send a request's headers, and the whole request, in ms. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** How long a connection may sit idle between requests, in ms. */
+  idleTimeoutMs: number;
+  /** Open connections at most; more are closed as they arrive. */
+  maxConnections: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -127,5 +134,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: choice(env, 'DAYBOOK_TRUST_PROXY', 'false', ['true', 'false']) === 'true',
     heartbeatTimeoutMinutes: integer(env, 'DAYBOOK_HEARTBEAT_TIMEOUT_MINUTES', 15, 1, 1440),
     corsOrigins: corsOrigins(env),
+    headersTimeoutMs: integer(env, 'DAYBOOK_HEADERS_TIMEOUT_MS', 10_000, 100),
+    requestTimeoutMs: integer(env, 'DAYBOOK_REQUEST_TIMEOUT_MS', 30_000, 100),
+    idleTimeoutMs: integer(env, 'DAYBOOK_IDLE_TIMEOUT_MS', 5_000, 100),
+    maxConnections: integer(env, 'DAYBOOK_MAX_CONNECTIONS', 2_000, 1),
   };
 }

@@ -259,7 +259,24 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       void (reply as unknown as EnvelopeReply).code(status).send(failureBody(message));
     },
     clientErrorHandler: answerClientError,
+    // Slow or silent clients are cut off (docs/configuration.md): headers within
+    // DAYBOOK_HEADERS_TIMEOUT_MS, the whole request within DAYBOOK_REQUEST_TIMEOUT_MS (both 408 in
+    // the envelope, answerClientError), and a connection idle between requests is closed.
+    http: {
+      headersTimeout: deps.config.headersTimeoutMs,
+      requestTimeout: deps.config.requestTimeoutMs,
+      // How often Node looks for requests over those limits: a tenth of the shorter one.
+      connectionsCheckingInterval: Math.max(
+        50,
+        Math.min(deps.config.headersTimeoutMs, deps.config.requestTimeoutMs) / 10,
+      ),
+    },
+    requestTimeout: deps.config.requestTimeoutMs,
+    keepAliveTimeout: deps.config.idleTimeoutMs,
+    connectionTimeout: Math.max(deps.config.requestTimeoutMs, deps.config.idleTimeoutMs) * 2,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+  // Each connection holds a file descriptor: past the cap, new ones are closed at once.
+  app.server.maxConnections = deps.config.maxConnections;
 
   // What Node itself answers before Fastify sees a request, in the envelope too: an `Expect`
   // other than 100-continue (417), and a CONNECT (no tunnels here: 405, then the socket closes).
