@@ -136,7 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: corsOrigins(env),
     headersTimeoutMs: integer(env, 'DAYBOOK_HEADERS_TIMEOUT_MS', 10_000, 100),
     requestTimeoutMs: integer(env, 'DAYBOOK_REQUEST_TIMEOUT_MS', 30_000, 100),
-    idleTimeoutMs: integer(env, 'DAYBOOK_IDLE_TIMEOUT_MS', 5_000, 100),
+    idleTimeoutMs: integer(env, 'DAYBOOK_IDLE_TIMEOUT_MS', 65_000, 100),
     maxConnections: integer(env, 'DAYBOOK_MAX_CONNECTIONS', 2_000, 1),
   };
 }
