@@ -5,7 +5,7 @@ import { firstRunBanner, seedDemoOnFirstRun } from './first-run.ts';
 import { buildApp, loggerOptions } from './http/app.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { startSummaryScheduler } from './services/summaries/scheduler.ts';
-import { migrate, openStorage } from './storage/database.ts';
+import { migrate, openStorage, SERVING_BUSY_TIMEOUT_MS } from './storage/database.ts';
 
 export interface RunningServer {
   url: string;
@@ -25,6 +25,8 @@ export async function startServer(
   const storage = openStorage(config.databaseUrl);
   await migrate(storage);
   const firstRun = await seedDemoOnFirstRun(storage, { env, now: Date.now(), log: say });
+  // From here on, requests: no statement may hold the process while an import writes.
+  storage.sqlite?.setBusyTimeout(SERVING_BUSY_TIMEOUT_MS);
   // Redis going away and coming back is told in the server's log, as JSON lines like the rest.
   let log: FastifyBaseLogger | null = null;
   const rateLimiter = createRateLimiter(config.redisUrl, (usingRedis, reason) => {

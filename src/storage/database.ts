@@ -46,7 +46,17 @@ interface SqliteStatements {
    * busy database fails it at once (SQLITE_BUSY) instead of holding up the process.
    */
   withoutWaiting<T>(work: () => T): T;
+  /** How long a statement waits for another process's lock from now on (busy_timeout), in ms. */
+  setBusyTimeout(ms: number): void;
 }
+
+/**
+ * How long a statement of a serving process waits for another process's write lock (an import
+ * holding it): better-sqlite3 waits synchronously, so every request of the process would wait
+ * with it. Past it, SQLITE_BUSY: 503 with Retry-After. Write transactions wait longer, without
+ * blocking (writeTransaction).
+ */
+export const SERVING_BUSY_TIMEOUT_MS = 50;
 
 /** How long a write waits for another process's transaction before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -182,6 +192,9 @@ function keepingStatements(sqlite: SqliteDatabase.Database): KyselySqliteDatabas
   const statements = new Map<string, SqliteDatabase.Statement>();
   return {
     close: () => sqlite.close(),
+    setBusyTimeout(ms: number) {
+      sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(ms))}`);
+    },
     withoutWaiting<T>(work: () => T): T {
       const waits = Number(sqlite.pragma('busy_timeout', { simple: true }));
       sqlite.pragma('busy_timeout = 0');
@@ -215,7 +228,7 @@ function keepingStatements(sqlite: SqliteDatabase.Database): KyselySqliteDatabas
 export async function writeTransaction<T>(storage: Storage, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
   if (storage.dialect !== 'sqlite') return storage.db.transaction().execute(work);
   return storage.db.connection().execute(async (connection) => {
-    await sql`begin immediate`.execute(connection);
+    await beginImmediate(storage.sqlite!);
     try {
       const result = await work(connection);
       await sql`commit`.execute(connection);
@@ -226,6 +239,29 @@ export async function writeTransaction<T>(storage: Storage, work: (trx: Kysely<D
       throw err;
     }
   });
+}
+
+/** How long a write transaction of SQLite waits for another process's write lock (an import) in all. */
+const WRITE_LOCK_WAIT_MS = 2000;
+
+/**
+ * `begin immediate` on SQLite without blocking the process: better-sqlite3 waits for a lock
+ * synchronously (busy_timeout), which would freeze every request of the server while another
+ * process (an import) writes. Tried without waiting, then again after growing pauses that leave
+ * the event loop free, for WRITE_LOCK_WAIT_MS; then SQLITE_BUSY (503 with Retry-After).
+ */
+async function beginImmediate(sqlite: SqliteStatements): Promise<void> {
+  const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
+  for (let pause = 5; ; pause = Math.min(pause * 2, 200)) {
+    try {
+      sqlite.withoutWaiting(() => sqlite.prepare('begin immediate').run());
+      return;
+    } catch (err) {
+      const busy = String((err as { code?: string }).code).startsWith('SQLITE_BUSY');
+      if (!busy || Date.now() + pause > deadline) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
 }
 
 const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
