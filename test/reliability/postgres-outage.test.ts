@@ -228,9 +228,11 @@ describe('PostgreSQL going away', { skip }, () => {
   /** `clients` loops of requests until `stop` resolves; every answer, in order. */
   const load = async (clients: number, stop: Promise<unknown>): Promise<Answer[]> => {
     let stopping = false;
-    void stop.finally(() => {
+    const end = () => {
       stopping = true;
-    });
+    };
+    // A failing `stop` is the caller's to report (it awaits it too).
+    stop.then(end, end);
     const answers: Answer[] = [];
     await Promise.all(
       Array.from({ length: clients }, async (_, client) => {
