@@ -58,7 +58,11 @@ export async function startServer(
     onRun: (stats) => {
       if (stats.built || stats.removed) app.log.info({ summaries: stats }, 'summaries generated');
     },
-    onError: (err) => app.log.error({ err }, 'summary generation failed'),
+    // A run that fails waits for the next interval. The database being away is logged once,
+    // by its watch (storage/health.ts), not by every run during the outage.
+    onError: (err) => {
+      if (!storage.health.suspect(err)) app.log.error({ err }, 'summary generation failed');
+    },
   });
 
   let closing: Promise<void> | null = null;

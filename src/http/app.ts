@@ -22,7 +22,13 @@ import { mayHoldUnstorableText, NUL_RULE, unstorableText } from '../lib/text-che
 import { registerAuth } from './auth.ts';
 import { drainBeforeClosing } from './drain.ts';
 import type { App, AppDeps, RouteModule } from './types.ts';
-import { type FailureBody, failureBody, rawFailureResponse } from './envelope.ts';
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  DATABASE_UNAVAILABLE,
+  type FailureBody,
+  failureBody,
+  rawFailureResponse,
+} from './envelope.ts';
 import { ApiError, shown } from '../errors.ts';
 import { registerOpenApi } from './openapi.ts';
 import { describeValidationError, ERROR_KEYWORD } from './validation.ts';
@@ -378,6 +384,15 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   };
   app.setNotFoundHandler(notFound);
 
+  // One line when the database stops answering, one when it answers again.
+  const stopTelling = deps.storage.health.onChange((available, reason) => {
+    if (available) app.log.info('database available again');
+    else app.log.warn({ reason }, 'database unavailable: requests are answered 503 until it answers again');
+  });
+  app.addHook('onClose', async () => {
+    stopTelling();
+  });
+
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string; validation?: unknown }, request, reply) => {
     // Refused before its body has all arrived (over 1 MiB): the client may still be sending.
     drainBeforeClosing(request.raw, reply.raw);
@@ -399,6 +414,15 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       // SQLite: another process (an import) holds the write lock for longer than a write waits.
       request.log.warn({ code: error.code }, 'database busy');
       return reply.code(503).header('retry-after', '5').send(failureBody(DATABASE_BUSY));
+    }
+    if (deps.storage.health.suspect(error)) {
+      // PostgreSQL restarting, failing over, or a connection cut: the outage is logged once when
+      // it starts and once when it ends (the health listener above), not per request.
+      request.log.debug({ code: error.code, reason: error.message }, 'database unavailable');
+      return reply
+        .code(503)
+        .header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS))
+        .send(failureBody(DATABASE_UNAVAILABLE));
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

@@ -234,7 +234,8 @@ export function registerAuth(app: App, deps: AppDeps): void {
       touchKey(storage, key.keyId, now).catch((err) => {
         // Tried again by a later request rather than a minute later.
         lastTouched.delete(key.keyId);
-        request.log.warn({ err }, 'could not record key use');
+        // The database being away is logged once, by its watch (storage/health.ts).
+        if (!storage.health.suspect(err)) request.log.warn({ err }, 'could not record key use');
       });
     }
     return undefined;

@@ -15,6 +15,14 @@ export interface FailureBody {
   [field: string]: unknown;
 }
 
+/**
+ * The 503 of a database that cannot be reached (a restart, a failover, a connection cut), from
+ * every route and /readyz alike (docs/api.md, "Errors").
+ */
+export const DATABASE_UNAVAILABLE = 'Database unavailable';
+/** Seconds a 503 `Database unavailable` tells the client to wait (Retry-After). */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
 /** `{success: false, error, message}`, then `extra` (e.g. a 429's `retryAfterSec`). */
 export function failureBody(error: string, extra: Record<string, unknown> = {}): FailureBody {
   return { success: false, error, message: error, ...extra };

@@ -1,5 +1,5 @@
 import type { RouteModule } from '../http/types.ts';
-import { failureBody } from '../http/envelope.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE, failureBody } from '../http/envelope.ts';
 import { HealthResponse, ReadyResponse } from '../schemas/health.ts';
 
 /** How long /readyz waits for the database's answer. */
@@ -23,8 +23,13 @@ const healthRoutes: RouteModule = (app, { storage }) => {
       await Promise.race([storage.ping(), timeout]);
       return { success: true, status: 'ready', database: storage.dialect };
     } catch (err) {
-      request.log.error({ err }, 'database not reachable');
-      return reply.code(503).send(failureBody('Database unavailable'));
+      // A connection error starts the database watch, which logs the outage once (http/app.ts);
+      // anything else (no answer in time) is told here, in one line without a stack.
+      if (!storage.health.suspect(err)) request.log.warn({ reason: (err as Error).message }, 'database not ready');
+      return reply
+        .code(503)
+        .header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS))
+        .send(failureBody(DATABASE_UNAVAILABLE));
     } finally {
       clearTimeout(timer);
     }

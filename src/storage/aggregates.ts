@@ -192,8 +192,11 @@ export async function lookupNames(
       }
     }
   }
-  // The groups' projects and categories are read while the tasks are.
+  // The groups' projects and categories are read while the tasks are. Should a read of the
+  // tasks fail first (a connection lost), this one, failing too, is not an unhandled rejection
+  // (which would end the process): it is still awaited below when the tasks were read.
   const named = projectsAndCategories(db, projectIds, categoryIds);
+  named.catch(() => {});
   const tasks = new Map<string, NamedTask>();
   /** Projects of the tasks the groups name. */
   const taskProjects = new Set<string>();

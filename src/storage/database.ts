@@ -16,6 +16,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { pgPoolSize } from '../config.ts';
+import { DatabaseHealth } from './health.ts';
 import type { Database } from './schema.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -34,6 +35,12 @@ export interface Storage {
    * request is open on it, and consume synchronously.
    */
   sqlite?: SqliteStatements;
+  /**
+   * Whether the database answers, told once per change (storage/health.ts). Connection errors
+   * met anywhere (a request, a pooled connection lost while idle or checked out) are given to
+   * its `suspect`.
+   */
+  health: DatabaseHealth;
   /** Resolves once the database has answered a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -76,20 +83,33 @@ export function openStorage(url: string): Storage {
       connectionTimeoutMillis: 10_000,
       query_timeout: 120_000,
     });
-    // An idle connection closed by the server (restart, admin) must not crash the process;
-    // the pool replaces it on the next checkout.
-    pool.on('error', (err) => {
-      process.emitWarning(`PostgreSQL connection lost: ${err.message}`);
-    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingStatements(pool) }) });
+    // The watch asks on a connection of its own: a pooled one may be one the server has just
+    // closed (pg_terminate_backend) though it answers new ones.
+    const health = new DatabaseHealth(() => pingAlone(url));
+    // A connection the server closes (a restart, a failover, pg_terminate_backend) emits
+    // 'error' on its client: pg-pool listens only while the client is idle, and an 'error' with
+    // no listener ends the process. Every client gets a listener of its own for its whole life;
+    // the pool drops a client that failed when it is released, and the query it was running
+    // (if any) fails with the error, answered 503 (http/app.ts).
+    const lost = (err: Error) => {
+      health.suspect(err);
+    };
+    pool.on('connect', (client) => client.on('error', lost));
+    // The same for an idle client (pg-pool then removes it and emits 'error' on the pool).
+    pool.on('error', lost);
     const parsed = new URL(url);
     return {
       db,
       dialect: 'postgres',
       describe: `postgres://${parsed.host}${parsed.pathname}`,
       inMemory: false,
+      health,
       ping: () => ping(db),
-      close: () => db.destroy(),
+      close: () => {
+        health.close();
+        return db.destroy();
+      },
     };
   }
   if (url.startsWith('sqlite:')) {
@@ -105,14 +125,19 @@ export function openStorage(url: string): Storage {
     sqlite.pragma('cache_size = -16384');
     const statements = keepingStatements(sqlite);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+    const health = new DatabaseHealth(() => ping(db));
     return {
       db,
       dialect: 'sqlite',
       sqlite: statements,
       describe: memory ? 'sqlite::memory:' : `sqlite:${file}`,
       inMemory: memory,
+      health,
       ping: () => ping(db),
-      close: () => db.destroy(),
+      close: () => {
+        health.close();
+        return db.destroy();
+      },
     };
   }
   // Only what comes before a colon is shown: the rest may hold a password.
@@ -124,6 +149,18 @@ export function openStorage(url: string): Storage {
 
 async function ping(db: Kysely<Database>): Promise<void> {
   await sql`select 1`.execute(db);
+}
+
+/** A trivial query on a new connection to the PostgreSQL server of `url`, closed after it. */
+async function pingAlone(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000, query_timeout: 5000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('select 1');
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 /** Most statement texts a process names (and so keeps prepared on each connection). */

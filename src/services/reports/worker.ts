@@ -32,7 +32,13 @@ async function answer(id: number, job: ReportJob): Promise<{ answer: WorkerAnswe
   } catch (err) {
     if (err instanceof ApiError)
       return { answer: { id, error: { status: err.status, message: err.message, extra: err.extra } }, transfer: [] };
-    return { answer: { id, failure: (err as Error).message }, transfer: [] };
+    // The code travels with the message, so that the server's thread answers a database that
+    // went away 503 like its own requests (http/app.ts).
+    const { code } = err as { code?: unknown };
+    return {
+      answer: { id, failure: (err as Error).message, ...(typeof code === 'string' ? { code } : {}) },
+      transfer: [],
+    };
   }
 }
 

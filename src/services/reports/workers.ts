@@ -27,7 +27,7 @@ export interface ReportJob {
 export type WorkerAnswer =
   | { id: number; chunks: ArrayBuffer[] }
   | { id: number; error: { status: number; message: string; extra: Record<string, unknown> } }
-  | { id: number; failure: string };
+  | { id: number; failure: string; code?: string };
 
 /**
  * Team reports and reports over more than a month are built on the pool (asked of the checked
@@ -66,7 +66,12 @@ class PoolWorker {
     if ('chunks' in answer) pending.resolve(answer.chunks.map((c) => Buffer.from(c)));
     else if ('error' in answer)
       pending.reject(new ApiError(answer.error.status, answer.error.message, answer.error.extra));
-    else pending.reject(new Error(`report worker failed: ${answer.failure}`));
+    else
+      pending.reject(
+        new Error(`report worker failed: ${answer.failure}`, {
+          cause: Object.assign(new Error(answer.failure), answer.code === undefined ? {} : { code: answer.code }),
+        }),
+      );
   }
 
   private failAll(err: Error): void {
