@@ -1,6 +1,9 @@
 /** The `daybook` program (bin/daybook): the command line of ./cli/run.ts on this process. */
 import { readerGone, runCli } from './cli/run.ts';
 
+// `ps` and `top` show the process as daybook (Node names its main thread MainThread).
+process.title = 'daybook';
+
 process.stdout.on('error', (err) => {
   if (!readerGone(err)) throw err;
   process.exit(0);

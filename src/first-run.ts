@@ -67,6 +67,16 @@ export async function seedDemoOnFirstRun(storage: Storage, options: FirstRunOpti
 }
 
 /** What the terminal shows after the first start: where, which key, and what to paste. */
+/** What a start that did not seed (a restart) prints: where the server is and how to get a key. */
+export function restartBanner(url: string): string {
+  return [
+    '',
+    `Daybook is running at ${url} (API reference: ${url}/docs)`,
+    'A key for a user: bin/daybook keys create --user <id> --name <what it is for>   (ids: bin/daybook users list)',
+    '',
+  ].join('\n');
+}
+
 export function firstRunBanner(url: string, demo: FirstRunDemo): string {
   const header = `-H 'x-api-key: ${demo.key.key}'`;
   return [

@@ -1,7 +1,7 @@
 /** `daybook serve`: migrate, listen, and shut down gracefully on SIGTERM/SIGINT. */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
-import { firstRunBanner, seedDemoOnFirstRun } from './first-run.ts';
+import { firstRunBanner, restartBanner, seedDemoOnFirstRun } from './first-run.ts';
 import { buildApp, loggerOptions } from './http/app.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { startSummaryScheduler } from './services/summaries/scheduler.ts';
@@ -39,7 +39,13 @@ export async function startServer(
   );
   log = app.log;
   try {
-    await app.listen({ port: config.port, host: config.host });
+    // Fastify's own line is the one "listening" line, with what the server runs on.
+    const where = `database ${storage.describe}, rate limits ${config.redisUrl ? 'shared through Redis' : 'in this process'}`;
+    await app.listen({
+      port: config.port,
+      host: config.host,
+      listenTextResolver: (address) => `Daybook listening on ${address} (${where})`,
+    });
   } catch (err) {
     await app.close();
     await rateLimiter.close();
@@ -49,8 +55,7 @@ export async function startServer(
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  app.log.info({ database: storage.describe, redis: Boolean(config.redisUrl) }, `Daybook listening on ${url}`);
-  if (firstRun) say(firstRunBanner(url, firstRun));
+  say(firstRun ? firstRunBanner(url, firstRun) : restartBanner(url));
   const summaries = startSummaryScheduler({
     storage,
     intervalSeconds: config.summaryIntervalSeconds,

@@ -230,6 +230,10 @@ forEachDialect('first run of daybook serve', (dialect) => {
     const response = await fetch(`${secondUrl}/user`, { headers: { 'x-api-key': key } });
     assert.equal(response.status, 200);
     assert.doesNotMatch(second.output, /first start|demo workspace|dbk_/);
+    // A restart still says where the server is and how to make a key, and says "listening" once.
+    assert.match(second.output, new RegExp(`Daybook is running at ${secondUrl}`));
+    assert.match(second.output, /bin\/daybook keys create --user <id>/);
+    assert.equal(second.output.match(/listening/gi)?.length, 1, second.output);
     assert.equal(await second.stop(), 0);
 
     const storage = db?.storage ?? openStorage(databaseUrl);

@@ -182,3 +182,58 @@ test('SIGTERM to `daybook serve` finishes the request in flight and exits 0', as
     if (child.exitCode === null) child.kill('SIGKILL');
   }
 });
+
+test('SIGTERM or SIGINT to `npm start` stops the server (no orphan holds the port); it is named daybook', async () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    const child: ChildProcess = spawn('npm', ['start', '--silent'], {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        DAYBOOK_DATABASE_URL: databaseUrl,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        DAYBOOK_SUMMARY_INTERVAL_SECONDS: '0',
+        DAYBOOK_REDIS_URL: '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => {
+      output += String(chunk);
+    });
+    child.stderr!.on('data', (chunk) => {
+      output += String(chunk);
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      let port = 0;
+      for (let i = 0; i < 300 && !port; i++) {
+        port = Number(/Daybook listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1] ?? 0);
+        if (!port) await sleep(50);
+      }
+      assert.ok(port > 0, `server did not start:\n${output}`);
+      const pid = Number(/"pid":(\d+)/.exec(output)?.[1]);
+      const { readFileSync } = await import('node:fs');
+      assert.equal(readFileSync(`/proc/${pid}/comm`, 'utf8').trim(), 'daybook');
+      child.kill(signal);
+      await exited;
+      // The server itself ends too, and the port is free again.
+      for (let i = 0; i < 100 && (await alive(pid)); i++) await sleep(50);
+      assert.equal(await alive(pid), false, `the server (pid ${pid}) outlived npm after ${signal}`);
+      assert.equal(await refused(port), true);
+      assert.match(output, new RegExp(`${signal} received, finishing in-flight requests`));
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }
+});
+
+async function alive(pid: number): Promise<boolean> {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
