@@ -3,7 +3,8 @@
  * the demo dataset and prints one row per scenario (see docs/performance.md). SQLite by default;
  * PostgreSQL when DAYBOOK_DATABASE_URL is a postgres:// URL. Figures, not pass/fail.
  *
- * Settings: BENCH_USERS (100), BENCH_DAYS (365), BENCH_SEED (1), BENCH_SECONDS (10 per scenario).
+ * Settings: BENCH_USERS (100), BENCH_DAYS (365), BENCH_SEED (1), BENCH_SECONDS (10 per scenario;
+ * the overhead scenario runs BENCH_OVERHEAD_ROUNDS (5) rounds of SECONDS / 2 for each server).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,6 +29,8 @@ const USERS = Number(process.env.BENCH_USERS ?? 100);
 const DAYS = Number(process.env.BENCH_DAYS ?? 365);
 const SEED = Number(process.env.BENCH_SEED ?? 1);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const OVERHEAD_CONNECTIONS = 50;
+const OVERHEAD_ROUNDS = Number(process.env.BENCH_OVERHEAD_ROUNDS ?? 5);
 
 const databaseUrl = process.env.DAYBOOK_DATABASE_URL ?? '';
 const dialect = databaseUrl.startsWith('postgres') ? 'postgres' : 'sqlite';
@@ -120,21 +123,29 @@ async function latencyScenario(
 
 const scenarios: Record<string, Scenario> = {
   async overhead(ctx) {
+    // Issue 18: 50 connections, rounds alternating bare Fastify and Daybook, the ratio a median
+    // of the rounds' ratios (each round's pair measured in the same moment of the machine).
     const key = ctx.facts.keys[ctx.facts.heavyUser]!;
     const bare = await startProcess('bench/bare-server.ts', [], {});
     const daybook = await startDaybook(ctx.databaseUrl);
-    const rounds = { bare: [] as number[], daybook: [] as number[] };
+    const bareRequest: LoadRequest = { path: '/user' };
+    const daybookRequest: LoadRequest = { path: '/user', headers: keyHeader(key) };
+    const rounds = { bare: [] as number[], daybook: [] as number[], ratio: [] as number[] };
     let last = { requests: 0, p50: 0, p99: 0, non2xx: 0 };
     try {
-      for (let round = 0; round < 3; round++) {
-        const b = await load(bare.url, { connections: 10, seconds: SECONDS / 2, requests: [{ path: '/user' }] });
-        const d = await load(daybook.url, {
-          connections: 10,
-          seconds: SECONDS / 2,
-          requests: [{ path: '/user', headers: keyHeader(key) }],
-        });
+      // Warm both up (JIT, key cache) before the measured rounds.
+      await load(bare.url, { connections: OVERHEAD_CONNECTIONS, seconds: 1, requests: [bareRequest] });
+      await load(daybook.url, { connections: OVERHEAD_CONNECTIONS, seconds: 1, requests: [daybookRequest] });
+      for (let round = 0; round < OVERHEAD_ROUNDS; round++) {
+        const options = { connections: OVERHEAD_CONNECTIONS, seconds: SECONDS / 2 };
+        const b = await load(bare.url, { ...options, requests: [bareRequest] });
+        const d = await load(daybook.url, { ...options, requests: [daybookRequest] });
         rounds.bare.push(b.rps);
         rounds.daybook.push(d.rps);
+        rounds.ratio.push(d.rps / b.rps);
+        console.log(
+          `overhead round ${round + 1}/${OVERHEAD_ROUNDS}: Daybook ${Math.round(d.rps)} req/s, bare ${Math.round(b.rps)} req/s, ratio ${(d.rps / b.rps).toFixed(3)}`,
+        );
         last = { requests: last.requests + d.requests, p50: d.p50, p99: d.p99, non2xx: last.non2xx + d.non2xx };
       }
     } finally {
@@ -142,16 +153,27 @@ const scenarios: Record<string, Scenario> = {
     }
     const peak = mb(daybook.peakRss());
     await daybook.stop();
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const median = (xs: number[]) => {
+      const sorted = [...xs].sort((a, b) => a - b);
+      const mid = Math.floor(sorted.length / 2);
+      return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+    };
     return row('overhead', {
       requests: last.requests,
       rps: median(rounds.daybook),
       p50: last.p50,
       p99: last.p99,
       peakRssMb: peak,
-      ratio: median(rounds.daybook) / median(rounds.bare),
+      ratio: median(rounds.ratio),
       target: '≥ 0.80 × bare Fastify',
-      note: `bare ${Math.round(median(rounds.bare))} req/s${last.non2xx ? `; ${last.non2xx} non-2xx` : ''}`,
+      note: [
+        `bare ${Math.round(median(rounds.bare))} req/s`,
+        `${OVERHEAD_CONNECTIONS} connections`,
+        `rounds ${rounds.ratio.map((r) => r.toFixed(2)).join(' ')}`,
+        last.non2xx ? `${last.non2xx} non-2xx` : '',
+      ]
+        .filter(Boolean)
+        .join('; '),
     });
   },
 
