@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { importDataset } from '../../src/dataset/import.ts';
+import { encodeCursor } from '../../src/services/projects/cursor.ts';
 import { DEFAULT_NOW, type TestApp, call, forEachDialect } from '../helper.ts';
 import { PROJECT_KEYS as K, createProjectVia, createProjectsApp } from './world.ts';
 
@@ -206,6 +207,20 @@ forEachDialect('GET /projects by pages', (dialect) => {
       assert.equal(res.status, 400, value);
       assert.equal(res.json.error, 'cursor must be the nextCursor of a previous answer of GET /projects', value);
     }
+    // The checksum is no secret: a cursor made elsewhere passes it, and must still hold a position.
+    const forged = encodeCursor({ sort: 'usedAt', includeArchived: false, isNull: false, value: 1, id: 'p_\u0000' });
+    const res = await call(t.app, 'GET', `/projects?sort=usedAt&cursor=${forged}`, { key: K.aliceAll });
+    assert.deepEqual(
+      [res.status, res.json.error],
+      [400, 'cursor must be the nextCursor of a previous answer of GET /projects'],
+    );
+    const elsewhere = encodeCursor({ sort: 'usedAt', includeArchived: false, isNull: true, value: null, id: 'q_i' });
+    const afterI = await list(`?sort=usedAt&cursor=${elsewhere}`);
+    const all = (await list('?sort=usedAt')).projects.map((p) => p.id);
+    assert.deepEqual(
+      afterI.projects.map((p) => p.id),
+      all.slice(all.indexOf('q_i') + 1),
+    );
     const empty = await call(t.app, 'GET', '/projects?cursor=', { key: K.aliceAll });
     assert.equal(empty.status, 400);
     assert.match(empty.json.error, /^cursor /);

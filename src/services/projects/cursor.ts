@@ -58,7 +58,9 @@ export function decodeCursor(cursor: string): ListPosition {
     typeof includeArchived === 'boolean' &&
     typeof isNull === 'boolean' &&
     (isNull ? value === null : Number.isSafeInteger(value)) &&
-    typeof id === 'string';
+    typeof id === 'string' &&
+    // The check is no secret: a cursor made elsewhere must still be one the database can take.
+    !id.includes('\u0000');
   if (!valid) throw badRequest(CURSOR_INVALID);
   return { sort: sort as ProjectSortKey, includeArchived, isNull, value: value as number | null, id };
 }
