@@ -13,6 +13,7 @@ import { DELETE_REFUSED } from '../services/projects/legacy.ts';
 import {
   createProject,
   getProject,
+  listProjectPage,
   listProjects,
   type ProjectContext,
   updateProject,
@@ -34,15 +35,18 @@ const projectRoutes: RouteModule = (app, deps) => {
       schema: {
         summary: 'List projects',
         description:
-          "Projects the key owner can see: its own personal projects and every project of a team in which it has an active membership. Active projects only unless `includeArchived=true`; sorted descending by `sort` (default `createdAt`), null values last, ties by id. `usedAt` is the start of the project's most recent activity.",
+          "Projects the key owner can see: its own personal projects and every project of a team in which it has an active membership. Active projects only unless `includeArchived=true`; sorted descending by `sort` (default `createdAt`), null values last, ties by id. `usedAt` is the start of the project's most recent activity. Without `limit` and `cursor` the answer holds every project and no `nextCursor` (as before paging existed); with either, one page of at most `limit` projects and `nextCursor`, to pass as `cursor` with the same `sort` and `includeArchived` for the next page (null on the last). Pages are cut by position (keyset), so projects created or changed between pages never make an unchanged project repeat or go missing; a project whose `updatedAt` or `usedAt` changes between pages while sorted by it may be seen twice or not at all.",
         tags: ['projects'],
         querystring: ProjectListQuery,
         response: { 200: ProjectListResponse, ...errorResponses() },
       },
     },
     async (request) => {
-      const { sort = 'createdAt', includeArchived = false } = request.query;
-      return { success: true as const, projects: await listProjects(context(request), { sort, includeArchived }) };
+      const { sort = 'createdAt', includeArchived = false, limit, cursor } = request.query;
+      if (limit === undefined && cursor === undefined)
+        return { success: true as const, projects: await listProjects(context(request), { sort, includeArchived }) };
+      const page = await listProjectPage(context(request), { sort, includeArchived, limit, cursor });
+      return { success: true as const, ...page };
     },
   );
 

@@ -4,6 +4,13 @@
  * src/http/validation.ts).
  */
 import Type, { type Static } from 'typebox';
+import {
+  CURSOR_INVALID,
+  CURSOR_MAX_LENGTH,
+  DEFAULT_PAGE_SIZE,
+  encodeCursor,
+  MAX_PAGE_SIZE,
+} from '../services/projects/cursor.ts';
 import { DESCRIPTION_MAX, LEGACY_COLOR_MAX, NAME_MAX, PROJECT_COLORS } from '../services/projects/fields.ts';
 import {
   EXAMPLE_PROJECT_ID,
@@ -42,7 +49,15 @@ export const Project = Type.Object(
 export type Project = Static<typeof Project>;
 
 export const ProjectResponse = Type.Object({ success: Type.Literal(true), project: Project });
-export const ProjectListResponse = Type.Object({ success: Type.Literal(true), projects: Type.Array(Project) });
+export const ProjectListResponse = Type.Object({
+  success: Type.Literal(true),
+  projects: Type.Array(Project),
+  nextCursor: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: 'Only when `limit` or `cursor` was given: the `cursor` of the next page, or null on the last page.',
+    }),
+  ),
+});
 
 export const ProjectIdParams = Type.Object({ id: Type.String({ examples: [EXAMPLE_PROJECT_ID] }) });
 
@@ -56,6 +71,34 @@ export const ProjectListQuery = Type.Object({
     }),
   ),
   includeArchived: Type.Optional(Type.Boolean({ default: false, description: '`true` includes archived projects.' })),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      description: `Page size. With \`limit\` or \`cursor\` the answer is one page (default ${DEFAULT_PAGE_SIZE} projects when only \`cursor\` is given) and carries \`nextCursor\`; with neither, every project and no \`nextCursor\`.`,
+      'x-error': `limit must be an integer between 1 and ${MAX_PAGE_SIZE}`,
+      examples: [50],
+    }),
+  ),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: CURSOR_MAX_LENGTH,
+      pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
+      description:
+        'The `nextCursor` of the previous page, with the same `sort` and `includeArchived` (400 otherwise). Opaque.',
+      'x-error': CURSOR_INVALID,
+      examples: [
+        encodeCursor({
+          sort: 'createdAt',
+          includeArchived: false,
+          isNull: false,
+          value: Date.parse('2026-11-20T09:00:00Z'),
+          id: EXAMPLE_PROJECT_ID,
+        }),
+      ],
+    }),
+  ),
 });
 
 // The string branch comes first so that an over-long text is reported by its length.

@@ -92,12 +92,120 @@ const VISIBLE_PROJECTS = fixedQuery((db, [userId], shape) => {
         .where(visibleTo(userId as string))
         .as('p'),
     )
-    .selectAll('p')
-    .orderBy(sql`case when ${sql.ref(`p.${column}`)} is null then 1 else 0 end`)
-    .orderBy(sql.ref(`p.${column}`), 'desc')
-    .orderBy('p.id');
+    .selectAll('p');
+  query = inListOrder(query, `p.${column}`);
   if (includeArchived !== 'true') query = query.where('p.archived', '=', 0);
   return query;
+});
+
+/**
+ * Where a page of the list ends: the sort value of its last project (null flag first, as the
+ * order puts nulls last) and the project's id. The next page starts right after it.
+ */
+export interface ProjectPosition {
+  /** The sort value is null. */
+  isNull: boolean;
+  /** The sort value (Unix ms), or null. */
+  value: number | null;
+  id: string;
+}
+
+/** The list's order on `column`: nulls last, then the value descending, then the id ascending. */
+function inListOrder<Q extends { orderBy: (expression: never, direction?: 'desc') => Q }>(query: Q, column: string): Q {
+  return query
+    .orderBy(sql`case when ${sql.ref(column)} is null then 1 else 0 end` as never)
+    .orderBy(sql.ref(column) as never, 'desc')
+    .orderBy(sql.ref(column.replace(/[^.]+$/, 'id')) as never);
+}
+
+/**
+ * The rows after a position in the list order on `column` (`after`: `null` when the position's
+ * sort value is null, else `value`; the value and id are the query's values). Keyset pagination:
+ * a page starts at the position, with no OFFSET that reads and drops the rows before it.
+ */
+function afterPosition(column: string, after: string, value: unknown, id: unknown) {
+  const col = sql.ref(column);
+  const idRef = sql.ref(column.replace(/[^.]+$/, 'id'));
+  if (after === 'null') return sql<boolean>`(${col} is null and ${idRef} > ${id})`;
+  return sql<boolean>`(${col} is null or ${col} < ${value} or (${col} = ${value} and ${idRef} > ${id}))`;
+}
+
+/**
+ * One page of listVisibleProjects: at most `limit` projects after `after` (or from the start).
+ * Sorted on a column of the row (createdAt, updatedAt), the page is chosen first and `used_at`
+ * computed for its rows alone; sorted on `used_at`, every visible project's is needed to order
+ * them (one index lookup each, activities_project_start).
+ */
+export async function pageOfVisibleProjects(
+  db: Kysely<Database>,
+  userId: string,
+  options: { includeArchived: boolean; sort: ProjectSortKey; limit: number; after?: ProjectPosition },
+): Promise<ProjectRow[]> {
+  return (await db.executeQuery(projectListStatement(db, userId, options))).rows.map(normalize);
+}
+
+/**
+ * The statement of listVisibleProjects (no `limit`) or of pageOfVisibleProjects, not run: what
+ * bench/projects-list.ts shows the plans of.
+ */
+export function projectListStatement(
+  db: Kysely<Database>,
+  userId: string,
+  options: { includeArchived: boolean; sort: ProjectSortKey; limit?: number; after?: ProjectPosition },
+) {
+  const { after, limit } = options;
+  if (limit === undefined) return VISIBLE_PROJECTS.compile(db, `${options.sort} ${options.includeArchived}`, [userId]);
+  const from = after === undefined ? 'first' : after.isNull ? 'null' : 'value';
+  const values =
+    after === undefined
+      ? [userId, limit]
+      : after.isNull
+        ? [userId, after.id, limit]
+        : [userId, after.value, after.id, limit];
+  return VISIBLE_PROJECTS_PAGE.compile(db, `${options.sort} ${options.includeArchived} ${from}`, values);
+}
+
+/**
+ * Its shape is the sort key, whether archived projects are included, and where the page starts
+ * (`first`, after a `null` sort value, after a `value`); values: the user, then the position's
+ * value (unless null) and id, then the limit.
+ */
+const VISIBLE_PROJECTS_PAGE = fixedQuery((db, values, shape) => {
+  const [sort, includeArchived, from] = shape.split(' ') as [ProjectSortKey, string, string];
+  const userId = values[0] as string;
+  const limit = values.at(-1) as number;
+  const [value, id] = from === 'value' ? [values[1], values[2]] : [undefined, values[1]];
+  const column = SORT_COLUMN[sort];
+  if (column === 'used_at') {
+    // Materialized, so that each project's used_at is computed once, not again for each place
+    // the filter and the order name it (as the databases would once they inline the subquery).
+    let visible = selectProjects(db).where(visibleTo(userId));
+    if (includeArchived !== 'true') visible = visible.where('projects.archived', '=', 0);
+    let query = db
+      .with(
+        (cte) => cte('p').materialized(),
+        () => visible,
+      )
+      .selectFrom('p')
+      .selectAll('p');
+    if (from !== 'first') query = query.where(afterPosition('p.used_at', from, value, id));
+    return inListOrder(query, 'p.used_at').limit(limit);
+  }
+  let page = db.selectFrom('projects').selectAll('projects').where(visibleTo(userId));
+  if (includeArchived !== 'true') page = page.where('projects.archived', '=', 0);
+  if (from !== 'first') page = page.where(afterPosition(`projects.${column}`, from, value, id));
+  page = inListOrder(page, `projects.${column}`).limit(limit);
+  const query = db
+    .selectFrom(page.as('p'))
+    .selectAll('p')
+    .select((eb) =>
+      eb
+        .selectFrom('activities')
+        .select((a) => a.fn.max<number | null>('activities.start').as('m'))
+        .whereRef('activities.effective_project_id', '=', 'p.id')
+        .as('used_at'),
+    );
+  return inListOrder(query, `p.${column}`);
 });
 
 export async function findProject(db: Kysely<Database>, id: string): Promise<ProjectRow | undefined> {

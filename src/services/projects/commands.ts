@@ -16,6 +16,7 @@ import {
   inProjectTransaction,
   insertProject,
   listVisibleProjects,
+  pageOfVisibleProjects,
   type PortfolioRef,
   type ProjectChanges,
   type ProjectRow,
@@ -29,6 +30,7 @@ import type { Database } from '../../storage/schema.ts';
 import { canSeeProject, type Viewer } from './access.ts';
 import { resolveContributors } from './contributors.ts';
 import { isBlank } from '../../lib/blank.ts';
+import { checkCursorFits, DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor } from './cursor.ts';
 import { checkUpdateInput, type ProjectInput } from './fields.ts';
 import { checkPortfolioFits, isClearing, resolvePortfolio, resolveTeam } from './placement.ts';
 import { type ProjectView, presentProject } from './presenter.ts';
@@ -54,6 +56,35 @@ export async function listProjects(
   options: { includeArchived: boolean; sort: ProjectSortKey },
 ): Promise<ProjectView[]> {
   return (await listVisibleProjects(ctx.db, ctx.user.id, options)).map(presentProject);
+}
+
+const SORT_FIELD = { createdAt: 'created_at', updatedAt: 'updated_at', usedAt: 'used_at' } as const;
+
+/**
+ * One page of the list: at most `limit` projects (DEFAULT_PAGE_SIZE when only a cursor is
+ * given) after the cursor's position, and the cursor of the next page, or null after the last.
+ */
+export async function listProjectPage(
+  ctx: ProjectContext,
+  options: { includeArchived: boolean; sort: ProjectSortKey; limit?: number; cursor?: string },
+): Promise<{ projects: ProjectView[]; nextCursor: string | null }> {
+  const { sort, includeArchived } = options;
+  const limit = options.limit ?? DEFAULT_PAGE_SIZE;
+  let after: ReturnType<typeof decodeCursor> | undefined;
+  if (options.cursor !== undefined) {
+    after = decodeCursor(options.cursor);
+    checkCursorFits(after, sort, includeArchived);
+  }
+  // One row more than the page tells whether another page follows.
+  const rows = await pageOfVisibleProjects(ctx.db, ctx.user.id, { sort, includeArchived, limit: limit + 1, after });
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  let nextCursor: string | null = null;
+  if (rows.length > limit && last) {
+    const value = last[SORT_FIELD[sort]];
+    nextCursor = encodeCursor({ sort, includeArchived, isNull: value === null, value, id: last.id });
+  }
+  return { projects: page.map(presentProject), nextCursor };
 }
 
 /** The project if the caller may see it; any other id, existing or not, is the same 404. */
