@@ -217,7 +217,8 @@ test('SIGTERM or SIGINT to `npm start` stops the server (no orphan holds the por
       const { readFileSync } = await import('node:fs');
       assert.equal(readFileSync(`/proc/${pid}/comm`, 'utf8').trim(), 'daybook');
       child.kill(signal);
-      await exited;
+      const ended = await Promise.race([exited.then(() => true), sleep(20_000).then(() => false)]);
+      assert.ok(ended, `npm start did not end within 20 s of ${signal}`);
       // The server itself ends too, and the port is free again.
       for (let i = 0; i < 100 && (await alive(pid)); i++) await sleep(50);
       assert.equal(await alive(pid), false, `the server (pid ${pid}) outlived npm after ${signal}`);
