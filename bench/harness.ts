@@ -135,7 +135,14 @@ export interface LoadResult {
  */
 export async function load(
   url: string,
-  options: { connections: number; seconds: number; requests?: LoadRequest[]; pick?: () => LoadRequest },
+  options: {
+    connections: number;
+    seconds: number;
+    requests?: LoadRequest[];
+    pick?: () => LoadRequest;
+    /** Requests per second offered in all (autocannon's overallRate); as fast as answered when absent. */
+    rate?: number;
+  },
 ): Promise<LoadResult> {
   const toRequest = (r: LoadRequest) => ({
     method: r.method ?? 'GET',
@@ -150,6 +157,7 @@ export async function load(
     url,
     connections: options.connections,
     duration: options.seconds,
+    ...(options.rate ? { overallRate: options.rate } : {}),
     // biome-ignore lint/suspicious/noExplicitAny: autocannon's request type is loose
     requests: requests as any,
   });

@@ -25,6 +25,12 @@ import {
 } from './harness.ts';
 import { type LoadRequest, keyHeader, mixedRequests, scenarioRequests } from './lib/requests.ts';
 
+/** A process's CPU time (user + system) so far, in ms (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const DAYS = Number(process.env.BENCH_DAYS ?? 365);
 const SEED = Number(process.env.BENCH_SEED ?? 1);
@@ -130,7 +136,7 @@ const scenarios: Record<string, Scenario> = {
     const daybook = await startDaybook(ctx.databaseUrl);
     const bareRequest: LoadRequest = { path: '/user' };
     const daybookRequest: LoadRequest = { path: '/user', headers: keyHeader(key) };
-    const rounds = { bare: [] as number[], daybook: [] as number[], ratio: [] as number[] };
+    const rounds = { bare: [] as number[], daybook: [] as number[], ratio: [] as number[], cpu: [] as number[] };
     let last = { requests: 0, p50: 0, p99: 0, non2xx: 0 };
     try {
       // Warm both up (JIT, key cache) before the measured rounds.
@@ -138,13 +144,20 @@ const scenarios: Record<string, Scenario> = {
       await load(daybook.url, { connections: OVERHEAD_CONNECTIONS, seconds: 1, requests: [daybookRequest] });
       for (let round = 0; round < OVERHEAD_ROUNDS; round++) {
         const options = { connections: OVERHEAD_CONNECTIONS, seconds: SECONDS / 2 };
+        // Each server's own CPU time per request as well: what it costs, whatever else the
+        // machine is doing (throughput alone moves with every other process on the two cores).
+        let cpu = cpuMs(bare.pid);
         const b = await load(bare.url, { ...options, requests: [bareRequest] });
+        const bareCpu = (cpuMs(bare.pid) - cpu) / Math.max(1, b.requests);
+        cpu = cpuMs(daybook.pid);
         const d = await load(daybook.url, { ...options, requests: [daybookRequest] });
+        const daybookCpu = (cpuMs(daybook.pid) - cpu) / Math.max(1, d.requests);
         rounds.bare.push(b.rps);
         rounds.daybook.push(d.rps);
         rounds.ratio.push(d.rps / b.rps);
+        rounds.cpu.push(bareCpu / daybookCpu);
         console.log(
-          `overhead round ${round + 1}/${OVERHEAD_ROUNDS}: Daybook ${Math.round(d.rps)} req/s, bare ${Math.round(b.rps)} req/s, ratio ${(d.rps / b.rps).toFixed(3)}`,
+          `overhead round ${round + 1}/${OVERHEAD_ROUNDS}: Daybook ${Math.round(d.rps)} req/s, bare ${Math.round(b.rps)} req/s, ratio ${(d.rps / b.rps).toFixed(3)}; server CPU per request ${(daybookCpu * 1000).toFixed(1)} µs vs bare ${(bareCpu * 1000).toFixed(1)} µs, ratio ${(bareCpu / daybookCpu).toFixed(3)}`,
         );
         last = { requests: last.requests + d.requests, p50: d.p50, p99: d.p99, non2xx: last.non2xx + d.non2xx };
       }
@@ -170,6 +183,7 @@ const scenarios: Record<string, Scenario> = {
         `bare ${Math.round(median(rounds.bare))} req/s`,
         `${OVERHEAD_CONNECTIONS} connections`,
         `rounds ${rounds.ratio.map((r) => r.toFixed(2)).join(' ')}`,
+        `CPU-per-request ratio ${median(rounds.cpu).toFixed(2)} (rounds ${rounds.cpu.map((r) => r.toFixed(2)).join(' ')})`,
         last.non2xx ? `${last.non2xx} non-2xx` : '',
       ]
         .filter(Boolean)
