@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { importDataset } from '../../src/dataset/import.ts';
+import { updateUser } from '../../src/storage/accounts.ts';
+import { writeRecords } from '../../src/storage/writes.ts';
 import { tempFiles } from '../dataset/dataset-files.ts';
 import {
   DEFAULT_NOW,
@@ -134,6 +136,28 @@ forEachDialect('WakaTime-compatible heartbeats', (dialect) => {
     const day = await dayRow('2026-11-18');
     // Reports give minutes to 6 decimals.
     assert.equal(day.duration, Math.round(((60_000 + 988 - 123) / 60_000) * 1e6) / 1e6);
+  });
+
+  test("after a change of the user's timezone, a recompute replaces the day's derived time, never adds to it", async () => {
+    const day = '2026-11-17';
+    const total = async () => {
+      const res = await call(t.app, 'POST', '/report', {
+        key: BOB,
+        body: {
+          dateRange: { from: Date.parse('2026-11-16T00:00:00Z'), to: Date.parse('2026-11-19T00:00:00Z') },
+          aggregationLevel: 'day',
+        },
+      });
+      return res.json.rows.reduce((sum: number, r: { duration: number }) => sum + r.duration, 0);
+    };
+    const before = await total();
+    await bulk([beat(at('20:00', day)), beat(at('20:10', day))], cliHeaders(BOB));
+    assert.equal((await total()) - before, 10);
+    // Bob moves to Tokyo (as `daybook users update --timezone` does): his activities move to
+    // other local dates, their ids still naming the old one.
+    await writeRecords(database.storage, {}, (session) => updateUser(session, 'u_bob', { timezone: 'Asia/Tokyo' }));
+    await bulk([beat(at('20:15', day))], cliHeaders(BOB));
+    assert.equal((await total()) - before, 15);
   });
 
   test('every way of presenting the key, on both prefixes; each failure in the envelope', async () => {

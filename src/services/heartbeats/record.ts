@@ -273,7 +273,11 @@ async function recomputeDay(
   }
 
   // Only what differs from the last recompute is written: most of a day stays as it was.
-  const before = new Map((await activitiesWithPrefix(session, user.id, date, `${prefix}a`)).map((a) => [a.id, a]));
+  // Every derived activity on the day, whatever day its id names: after a change of the user's
+  // timezone, activities derived for another date may lie on this one, and are replaced here.
+  const before = new Map(
+    (await activitiesWithPrefix(session, user.id, date, `hb_${userTag(user.id)}_`)).map((a) => [a.id, a]),
+  );
   const changed = activities.filter((a) => {
     const was = before.get(a.id);
     return (
