@@ -55,6 +55,11 @@ interface SqliteStatements {
   withoutWaiting<T>(work: () => T): T;
   /** How long a statement waits for another process's lock from now on (busy_timeout), in ms. */
   setBusyTimeout(ms: number): void;
+  /**
+   * A consistent copy of the database into `file` while others read and write it (SQLite's
+   * online backup, step by step, so this process keeps serving meanwhile).
+   */
+  backup(file: string): Promise<void>;
 }
 
 /**
@@ -229,6 +234,9 @@ function keepingStatements(sqlite: SqliteDatabase.Database): KyselySqliteDatabas
   const statements = new Map<string, SqliteDatabase.Statement>();
   return {
     close: () => sqlite.close(),
+    backup: async (file: string) => {
+      await sqlite.backup(file);
+    },
     setBusyTimeout(ms: number) {
       sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(ms))}`);
     },

@@ -4,70 +4,15 @@
  * it was before the import began.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { writeActivityDataset } from '../../bench/lib/activity-stream.ts';
 import { importDataset } from '../../src/dataset/import.ts';
 import { openStorage, type Storage } from '../../src/storage/database.ts';
 import { tempFiles } from '../dataset/dataset-files.ts';
 import { DEFAULT_NOW, type TestDatabase, createSharedTestDatabase, forEachDialect } from '../helper.ts';
 import { ALICE, BOB, world } from '../recording/world.ts';
-
-const root = join(fileURLToPath(import.meta.url), '..', '..', '..');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-/** `bin/daybook <args>` on the database, as an operator runs it. */
-function daybook(args: string[], databaseUrl: string, env: Record<string, string> = {}): ChildProcess {
-  return spawn('bash', [join(root, 'bin/daybook'), ...args], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DAYBOOK_DATABASE_URL: databaseUrl,
-      DAYBOOK_DEMO: 'off',
-      DAYBOOK_SUMMARY_INTERVAL_SECONDS: '0',
-      DAYBOOK_RATE_LIMIT_PER_MINUTE: '1000000',
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-async function serve(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const child = daybook(['serve'], databaseUrl, { PORT: String(port), HOST: '127.0.0.1' });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return { child, url };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the server did not start');
-}
-
-async function killHard(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGKILL');
-  await exited;
-}
+import { daybook, killHard, serve } from './processes.ts';
 
 async function count(storage: Storage, table: 'activities' | 'tasks' | 'users'): Promise<number> {
   const row = await storage.db
