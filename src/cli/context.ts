@@ -3,6 +3,7 @@
  * database. A command writes only through these, so that `runCli` (./run.ts) can run it on any
  * streams, in a test as in the `daybook` process.
  */
+import { existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { loadConfig } from '../config.ts';
 import { migrate, openStorage, type Storage } from '../storage/database.ts';
@@ -39,6 +40,10 @@ export function commandIo(io: CliIo): CommandIo {
     err: (line) => io.stderr.write(`${line}\n`),
     withStorage: async (fn) => {
       const config = loadConfig(io.env);
+      // A command run from another directory would otherwise create ./data/daybook.db there, silently.
+      const file = config.databaseUrl.startsWith('sqlite:') ? config.databaseUrl.slice('sqlite:'.length) : '';
+      if (file !== '' && file !== ':memory:' && !existsSync(file))
+        io.stderr.write(`daybook: no database at ${file}: creating a new, empty one (DAYBOOK_DATABASE_URL)\n`);
       const storage = openStorage(config.databaseUrl);
       try {
         await migrate(storage);

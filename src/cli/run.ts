@@ -3,10 +3,13 @@
  * streams and environment, and answer the exit status. It never ends the process; the program
  * (src/cli.ts) does that, and tests call it directly.
  */
+import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { loadConfig } from '../config.ts';
+import { isDatabaseUnavailable } from '../storage/health.ts';
 import { type CliIo, type CommandIo, UsageError, commandIo } from './context.ts';
 
 interface CommandModule {
@@ -41,6 +44,7 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
   // settings and exitOverride are set first, as commands added later inherit them.
   const program = new Command('daybook')
     .description('Daybook: a self-hostable work-activity API server')
+    .version(packageVersion(), '-V, --version', 'print the version of Daybook')
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({
@@ -58,7 +62,28 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
   } catch (err) {
     if (readerGone(err)) return 0;
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-    commands.err(`daybook: ${(err as Error).message}`);
+    commands.err(`daybook: ${whatToChange(err as Error, io.env)}`);
     return err instanceof UsageError ? 2 : 1;
   }
+}
+
+function packageVersion(): string {
+  const file = join(here, '..', '..', 'package.json');
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
+/**
+ * An error as a person can act on it: a database that cannot be reached is named with the
+ * setting that points at it, not as `connect ECONNREFUSED 127.0.0.1:5999`.
+ */
+function whatToChange(err: Error, env: NodeJS.ProcessEnv): string {
+  const url = loadConfig(env).databaseUrl;
+  if (url.startsWith('postgres') && isDatabaseUnavailable(err)) {
+    let where = 'the server';
+    try {
+      where = new URL(url).host;
+    } catch {}
+    return `cannot reach PostgreSQL at ${where} (DAYBOOK_DATABASE_URL): ${err.message}`;
+  }
+  return err.message;
 }
