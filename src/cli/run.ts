@@ -8,7 +8,6 @@ import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { loadConfig } from '../config.ts';
 import { isDatabaseUnavailable } from '../storage/health.ts';
 import { type CliIo, type CommandIo, UsageError, commandIo } from './context.ts';
 
@@ -77,7 +76,8 @@ function packageVersion(): string {
  * setting that points at it, not as `connect ECONNREFUSED 127.0.0.1:5999`.
  */
 function whatToChange(err: Error, env: NodeJS.ProcessEnv): string {
-  const url = loadConfig(env).databaseUrl;
+  // The variable as set (the whole configuration may be what failed to load).
+  const url = env.DAYBOOK_DATABASE_URL ?? '';
   if (url.startsWith('postgres') && isDatabaseUnavailable(err)) {
     let where = 'the server';
     try {
