@@ -8,7 +8,7 @@
  * envelope `{success: false, error, message: error}` (a 429 with `retryAfterSec`), a success is
  * JSON, and every answer comes within REQUEST_TIMEOUT_MS (a hang fails the property).
  *
- * The budget is fixed: DAYBOOK_FUZZ_RUNS runs per operation (500 by default, about 35 s for both
+ * The budget is fixed: DAYBOOK_FUZZ_RUNS runs per operation (300 by default, about 20 s for both
  * databases together, within the minute this file is allowed; 100 in test:fast; the variable
  * sets the other property tests' runs too); DAYBOOK_FUZZ_SEED replays a failure.
  *
@@ -27,7 +27,7 @@ import { DEFAULT_NOW, EXAMPLE, KEYS, type TestApp, createTestApp, forEachDialect
 import { SCOPES } from '../../src/services/scopes.ts';
 
 /** `npm run test:fast` (the edit loop) runs a fifth of the budget. */
-const RUNS = Number(process.env.DAYBOOK_FUZZ_RUNS ?? (process.env.DAYBOOK_TEST_TIER === 'fast' ? 100 : 500));
+const RUNS = Number(process.env.DAYBOOK_FUZZ_RUNS ?? (process.env.DAYBOOK_TEST_TIER === 'fast' ? 100 : 300));
 const SEED = process.env.DAYBOOK_FUZZ_SEED === undefined ? undefined : Number(process.env.DAYBOOK_FUZZ_SEED);
 const REQUEST_TIMEOUT_MS = 5_000;
 
