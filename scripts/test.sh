@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: type-check, lint and format check, unused exports (knip), then every test on
-# SQLite and PostgreSQL.
+# The whole test suite: type-check, lint and format check, unused exports (knip), the dependency
+# audit (scripts/audit.ts), then every test on SQLite and PostgreSQL.
 # --fast (npm run test:fast), for the edit loop: the tests alone, on SQLite only, without the
 # browser test of /docs and the scale tests (FULL_SUITE_ONLY in test/helper.ts), all test files
 # in one process; npm test before a commit still runs everything, each file in its own process.
@@ -29,6 +29,8 @@ else
   bash scripts/node.sh node_modules/@biomejs/biome/bin/biome check --diagnostic-level=error src test bench scripts
   echo "== unused files, exports and dependencies (knip)"
   bash scripts/node.sh node_modules/knip/bin/knip.js
+  echo "== dependency audit (docs/security.md)"
+  bash scripts/node.sh scripts/audit.ts
   if [ ${#files[@]} -eq 0 ]; then mapfile -t files < <(find test -name '*.test.ts' | sort); fi
 fi
 echo "== tests"

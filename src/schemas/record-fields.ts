@@ -24,12 +24,19 @@ export const nullableRecordId = (description: string) =>
 const INSTANT_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$';
 export const START_RULE = 'must be an ISO 8601 instant with an offset or Z, or Unix milliseconds';
 
+/**
+ * The last instant the ISO 8601 form can write (9999-12-31T23:59:59.999Z), so both forms take the
+ * same range. Up to Date's own limit (8,640,000,000,000,000), an instant's local date in a zone
+ * east of UTC lies past that limit, and computing it threw (a 500 the OpenAPI fuzz found).
+ */
+const LAST_INSTANT_MS = 253_402_300_799_999;
+
 /** An instant as the write routes take it; services/recording/instants.ts reads it. */
 export const instant = (description: string) =>
-  Type.Union(
-    [Type.String({ pattern: INSTANT_PATTERN }), Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000 })],
-    { description, 'x-error': `{field} ${START_RULE}` },
-  );
+  Type.Union([Type.String({ pattern: INSTANT_PATTERN }), Type.Integer({ minimum: 0, maximum: LAST_INSTANT_MS })], {
+    description,
+    'x-error': `{field} ${START_RULE}`,
+  });
 
 /** A local date, checked as a real day of the calendar (ajv-formats' `date`). */
 export const localDate = (description: string) =>

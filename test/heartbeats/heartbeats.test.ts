@@ -219,7 +219,7 @@ forEachDialect('WakaTime-compatible heartbeats', (dialect) => {
         [400, 'heartbeat must be a JSON object'],
         [400, 'entity must be a string of 1 to 2000 characters'],
         [400, 'is_write must be true, false or null'],
-        [400, 'lines must be an integer, or null'],
+        [400, 'lines must be an integer from -2147483648 to 2147483647, or null'],
         [400, 'project must be a string of at most 300 characters, or null'],
         [201, 'ok'],
       ],

@@ -78,10 +78,18 @@ function text(item: Record<string, unknown>, field: string, max: number): string
   return value;
 }
 
+/**
+ * The columns are 32-bit integers (PostgreSQL refused a larger one, and the whole request
+ * answered 500: found by the OpenAPI fuzz).
+ */
+const INT32_MIN = -2_147_483_648;
+const INT32_MAX = 2_147_483_647;
+
 function integerOrNull(item: Record<string, unknown>, field: string): number | null {
   const value = item[field];
   if (value === undefined || value === null) return null;
-  if (!Number.isSafeInteger(value)) throw new Error(`${field} must be an integer, or null`);
+  if (!Number.isSafeInteger(value) || (value as number) < INT32_MIN || (value as number) > INT32_MAX)
+    throw new Error(`${field} must be an integer from ${INT32_MIN} to ${INT32_MAX}, or null`);
   return value as number;
 }
 
