@@ -27,6 +27,11 @@ export interface Config {
   idleTimeoutMs: number;
   /** Open connections at most; more are closed as they arrive. */
   maxConnections: number;
+  /** GET /metrics on the API's port for `Authorization: Bearer <token>`; null: not there. */
+  metricsToken: string | null;
+  /** GET /metrics, without a token, on a port of its own on `metricsHost`; 0: none. */
+  metricsPort: number;
+  metricsHost: string;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -95,6 +100,15 @@ function redisUrl(env: NodeJS.ProcessEnv): string | null {
   return raw;
 }
 
+/** DAYBOOK_METRICS_TOKEN: at least 16 characters, so that it cannot be guessed in a few tries. */
+function metricsToken(env: NodeJS.ProcessEnv): string | null {
+  const token = env.DAYBOOK_METRICS_TOKEN?.trim();
+  if (!token) return null;
+  if (token.length < 16 || /\s/.test(token))
+    throw new Error('DAYBOOK_METRICS_TOKEN must be at least 16 characters without spaces');
+  return token;
+}
+
 /** DAYBOOK_CORS_ORIGINS: comma-separated origins (`https://host[:port]`), or `*`. */
 function corsOrigins(env: NodeJS.ProcessEnv): string[] {
   const raw = env.DAYBOOK_CORS_ORIGINS?.trim();
@@ -138,5 +152,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: integer(env, 'DAYBOOK_REQUEST_TIMEOUT_MS', 30_000, 100),
     idleTimeoutMs: integer(env, 'DAYBOOK_IDLE_TIMEOUT_MS', 65_000, 100),
     maxConnections: integer(env, 'DAYBOOK_MAX_CONNECTIONS', 2_000, 1),
+    metricsToken: metricsToken(env),
+    metricsPort: integer(env, 'DAYBOOK_METRICS_PORT', 0, 0, 65535),
+    metricsHost: env.DAYBOOK_METRICS_HOST || '127.0.0.1',
   };
 }

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import { firstRunBanner, restartBanner, seedDemoOnFirstRun } from './first-run.ts';
 import { buildApp, loggerOptions } from './http/app.ts';
+import { Metrics, serveMetrics } from './http/metrics.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { startSummaryScheduler } from './services/summaries/scheduler.ts';
 import { migrate, openStorage, SERVING_BUSY_TIMEOUT_MS } from './storage/database.ts';
@@ -33,8 +34,9 @@ export async function startServer(
     if (usingRedis) log?.info('Redis answers again: rate limits are shared');
     else log?.warn({ reason }, 'Redis unavailable: rate limits are counted per process');
   });
+  const metrics = config.metricsToken || config.metricsPort ? new Metrics(storage) : undefined;
   const app = await buildApp(
-    { storage, config, rateLimiter, now: Date.now },
+    { storage, config, rateLimiter, now: Date.now, metrics },
     { logger: loggerOptions(config.logLevel) },
   );
   log = app.log;
@@ -60,21 +62,27 @@ export async function startServer(
     storage,
     intervalSeconds: config.summaryIntervalSeconds,
     now: Date.now,
-    onRun: (stats) => {
+    onRun: (stats, ms) => {
+      metrics?.summaryRun(stats, ms);
       if (stats.built || stats.removed) app.log.info({ summaries: stats }, 'summaries generated');
     },
     // A run that fails waits for the next interval. The database being away is logged once,
     // by its watch (storage/health.ts), not by every run during the outage.
-    onError: (err) => {
+    onError: (err, ms) => {
+      metrics?.summaryRun(null, ms);
       if (!storage.health.suspect(err)) app.log.error({ err }, 'summary generation failed');
     },
   });
+
+  const metricsServer =
+    metrics && config.metricsPort ? await serveMetrics(metrics, config.metricsPort, config.metricsHost) : null;
 
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
       // Fastify stops accepting connections and waits for in-flight requests to finish.
       await app.close();
+      await new Promise((resolve) => (metricsServer ? metricsServer.close(resolve) : resolve(undefined)));
       await summaries.stop();
       await rateLimiter.close();
       await storage.close();

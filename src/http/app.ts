@@ -20,6 +20,7 @@ import FindMyWay from 'find-my-way';
 import AjvCompiler from '@fastify/ajv-compiler';
 import { mayHoldUnstorableText, NUL_RULE, unstorableText } from '../lib/text-checks.ts';
 import { registerAuth } from './auth.ts';
+import { registerMetrics } from './metrics.ts';
 import { drainBeforeClosing } from './drain.ts';
 import type { App, AppDeps, RouteModule } from './types.ts';
 import {
@@ -465,6 +466,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       maxAge: 600,
     });
   }
+  if (deps.metrics) registerMetrics(app, deps.metrics, deps.config.metricsToken);
   registerAuth(app, deps);
   // Before the routes, so that the OpenAPI document sees every one of them.
   await registerOpenApi(app, deps.now);

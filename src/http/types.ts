@@ -1,4 +1,5 @@
 /** The types every HTTP module shares, apart from the app that builds them (no import cycle). */
+import type { Metrics } from './metrics.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type {
   FastifyBaseLogger,
@@ -17,6 +18,8 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   /** The clock; tests pin it. */
   now: () => number;
+  /** Prometheus metrics, when enabled (DAYBOOK_METRICS_*). */
+  metrics?: Metrics;
 }
 
 export type App = FastifyInstance<

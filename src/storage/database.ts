@@ -26,6 +26,8 @@ export interface Storage {
   dialect: Dialect;
   /** A printable description of the database without credentials. */
   describe: string;
+  /** PostgreSQL: the connections of this process's pool, in use and idle, and the requests waiting for one. */
+  poolStats?: () => { total: number; idle: number; waiting: number };
   /** An in-memory SQLite database: it exists only on this connection (no other thread or process sees it). */
   inMemory: boolean;
   /**
@@ -108,6 +110,7 @@ export function openStorage(url: string): Storage {
       db,
       dialect: 'postgres',
       describe: `postgres://${parsed.host}${parsed.pathname}`,
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       inMemory: false,
       health,
       ping: () => ping(db),

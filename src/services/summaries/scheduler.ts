@@ -14,8 +14,9 @@ export interface SchedulerOptions {
   storage: Storage;
   intervalSeconds: number;
   now: () => number;
-  onRun?: (stats: GenerateStats) => void;
-  onError?: (err: unknown) => void;
+  /** After each run, with how long it took in ms. */
+  onRun?: (stats: GenerateStats, ms: number) => void;
+  onError?: (err: unknown, ms: number) => void;
 }
 
 export function startSummaryScheduler(options: SchedulerOptions): SummaryScheduler {
@@ -25,10 +26,11 @@ export function startSummaryScheduler(options: SchedulerOptions): SummarySchedul
   const stopping = new AbortController();
 
   const run = () => {
+    const started = performance.now();
     running = generateSummaries(options.storage, { now: options.now(), signal: stopping.signal })
       .then(
-        (stats) => options.onRun?.(stats),
-        (err) => options.onError?.(err),
+        (stats) => options.onRun?.(stats, performance.now() - started),
+        (err) => options.onError?.(err, performance.now() - started),
       )
       .finally(() => {
         if (!stopped) timer = setTimeout(run, options.intervalSeconds * 1000);
