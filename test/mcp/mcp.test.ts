@@ -325,6 +325,55 @@ forEachDialect('MCP over Streamable HTTP', (dialect) => {
     }
   });
 
+  test('a body that is not JSON-RPC, or not JSON, is a 4xx, never a 500', async () => {
+    const post = (body: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'x-api-key': ALICE_WRITE,
+        },
+        body,
+      });
+    const malformed = await post('{"jsonrpc":');
+    assert.equal(malformed.status, 400);
+    assert.equal(((await malformed.json()) as { error: string }).error, 'Malformed JSON body');
+    for (const body of ['{}', '[]', '"tools/list"', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":5}']) {
+      const res = await post(body);
+      assert.ok(res.status >= 200 && res.status < 500, `${body}: ${res.status}`);
+      await res.arrayBuffer();
+    }
+    const client = await connect(ALICE_WRITE);
+    assert.equal(refused(await callTool(client, 'no_such_tool')), 'Unknown tool: no_such_tool');
+  });
+
+  test('/mcp counts against the key rate limit like any route', async () => {
+    const limited = await createTestApp(dialect, { config: { rateLimitPerMinute: 2 } });
+    try {
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      };
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await limited.app.inject({
+          method: 'POST',
+          url: '/mcp',
+          headers: { 'x-api-key': KEYS.aliceAll, accept: 'application/json, text/event-stream' },
+          payload: initialize,
+        });
+        statuses.push(res.statusCode);
+        if (res.statusCode === 429) assert.ok(res.headers['retry-after']);
+      }
+      assert.deepEqual(statuses, [200, 200, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+
   test('answers carry the rate-limit headers and are not cached', async () => {
     const res = await fetch(url, {
       method: 'POST',
