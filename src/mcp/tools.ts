@@ -3,11 +3,11 @@
  * as its input schema, needs that route's scope and plan, and calls the same service. An answer
  * is the route's payload (without `success`) as structured content, plus a short text.
  */
-import type { TSchema } from 'typebox';
+import Type, { type TSchema } from 'typebox';
 import { formatDuration } from '../services/summaries/durations.ts';
 import { ReportBody } from '../schemas/report.ts';
 import { SearchBody } from '../schemas/search.ts';
-import { MessageBody } from '../schemas/message.ts';
+import { MessageBody, type MessageParams } from '../schemas/message.ts';
 import { ProjectListQuery } from '../schemas/projects.ts';
 import { CreateTaskBody } from '../schemas/tasks.ts';
 import { RecordActivitiesBody } from '../schemas/activities.ts';
@@ -48,6 +48,9 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 const tool = <T>(
   definition: Omit<Tool, 'run'> & { run(deps: AppDeps, auth: AuthContext, input: T): Promise<ToolAnswer> },
 ) => definition as Tool;
+
+/** `/message` without `format`: get_summary answers the data every format renders. */
+const SummaryInput = Type.Omit(MessageBody, ['format']);
 
 const projectContext = (deps: AppDeps, auth: AuthContext): ProjectContext => ({
   db: deps.storage.db,
@@ -100,7 +103,7 @@ export const TOOLS: Tool[] = [
       return { structured: result as unknown as Record<string, unknown>, text: result.message };
     },
   }),
-  tool<{ date?: string | null; level?: string | null; format?: string | null }>({
+  tool<MessageParams>({
     name: 'get_message',
     title: 'Read a formatted summary',
     description:
@@ -113,7 +116,7 @@ export const TOOLS: Tool[] = [
       const message = await readMessage(
         deps.storage.db,
         auth.user,
-        { ...input, format: input.format ?? 'text' } as Parameters<typeof readMessage>[2],
+        { ...input, format: input.format ?? 'text' },
         deps.now(),
       );
       const text =
@@ -123,7 +126,7 @@ export const TOOLS: Tool[] = [
       return { structured: message as unknown as Record<string, unknown>, text };
     },
   }),
-  tool<{ date?: string | null; level?: string | null }>({
+  tool<MessageParams>({
     name: 'get_summary',
     title: 'Read a summary as data',
     description:
@@ -131,15 +134,10 @@ export const TOOLS: Tool[] = [
       'as data: total minutes, tracked days, time per project, category and task, day comments, the previous period. ' +
       'Needs scope summaries:read.',
     scope: 'summaries:read',
-    input: MessageBody,
+    input: SummaryInput,
     readOnly: true,
     async run(deps, auth, input) {
-      const { summary, subject } = await readSummary(
-        deps.storage.db,
-        auth.user,
-        input as Parameters<typeof readSummary>[2],
-        deps.now(),
-      );
+      const { summary, subject } = await readSummary(deps.storage.db, auth.user, input, deps.now());
       const top = summary.projects[0];
       return {
         structured: { subject, summary },

@@ -121,6 +121,8 @@ forEachDialect('MCP over Streamable HTTP', (dialect) => {
     }
     const report = tools.find((tool) => tool.name === 'generate_report')!;
     assert.ok('dateRange' in (report.inputSchema.properties ?? {}));
+    const summary = tools.find((tool) => tool.name === 'get_summary')!;
+    assert.deepEqual(Object.keys(summary.inputSchema.properties ?? {}), ['date', 'level']);
   });
 
   test('x-api-key works as well as Authorization: Bearer', async () => {
