@@ -8,14 +8,8 @@ import AjvModule from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
-// The low-level Server: the tools' input schemas are JSON Schema (TypeBox), not zod.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-  type Tool as ListedTool,
-} from '@modelcontextprotocol/sdk/types.js';
+// The low-level Server: the tools' input schemas are JSON Schema (TypeBox), not a Standard Schema.
+import { type CallToolResult, type Tool as ListedTool, Server } from '@modelcontextprotocol/server';
 import { ApiError } from '../errors.ts';
 import { type AuthContext, CORE_PLAN_REQUIRED, missingScope } from '../http/auth.ts';
 import { DATABASE_UNAVAILABLE } from '../http/envelope.ts';
@@ -72,8 +66,8 @@ export function createMcpServer(deps: AppDeps, auth: AuthContext, log: { error(o
       'words, and add_manual_task or log_activity to record work. Times are Unix milliseconds or ISO 8601; dates are ' +
       "YYYY-MM-DD in the account's timezone.",
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/list', () => ({ tools: listed }));
+  server.setRequestHandler('tools/call', async (request): Promise<CallToolResult> => {
     const tool = TOOLS.find((candidate) => candidate.name === request.params.name);
     if (!tool) return failure(`Unknown tool: ${request.params.name}`);
     // The order of the routes' checks (docs/api.md, "Every request"): scope, plan, then the input.

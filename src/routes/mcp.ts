@@ -1,6 +1,6 @@
 /**
- * `/mcp`: the Model Context Protocol over Streamable HTTP, stateless (docs/mcp.md). Each POST
- * gets its own server and transport, made for the key that sent it. The key is checked like on
+ * `/mcp`: the Model Context Protocol over Streamable HTTP, stateless (docs/mcp.md), on the
+ * official SDK's v2 line. Each POST gets its own server and transport, made for the key that sent it. The key is checked like on
  * every route (401, 429), but no single scope: each tool checks the scope and plan of the route
  * it wraps (src/mcp/server.ts). GET and DELETE (a server-sent stream, ending a session) have no
  * meaning without sessions: the app answers them 405 in the envelope, as any unserved method.
@@ -8,7 +8,7 @@
  * Not in the OpenAPI document: it is one JSON-RPC endpoint whose operations are the tools, which
  * an MCP client lists itself (`tools/list`); the routes the tools wrap are documented there.
  */
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { failureBody } from '../http/envelope.ts';
 import type { RouteModule } from '../http/types.ts';
 import { createMcpServer } from '../mcp/server.ts';
@@ -22,7 +22,10 @@ const mcpRoutes: RouteModule = (app, deps) => {
     },
     async (request, reply) => {
       const server = createMcpServer(deps, request.auth, request.log);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
       // The transport writes the answer itself: the headers set so far (rate limits, no-store,
       // nosniff) go with it.
       for (const [name, value] of Object.entries(reply.getHeaders())) {
