@@ -11,7 +11,7 @@ import type { App, AppDeps } from './types.ts';
 import { failureBody } from './envelope.ts';
 import type { RateLimitResult } from './rate-limit.ts';
 
-interface AuthContext {
+export interface AuthContext {
   keyId: string;
   scopes: string[];
   user: UserRow;
@@ -44,6 +44,12 @@ declare module 'fastify' {
      * base64(key)` (or of `key:`), or `Bearer key` (decisions §8.2).
      */
     authorizationHeader?: boolean;
+    /**
+     * The route needs a valid key (authenticated, rate limited, `request.auth` set) but no single
+     * scope or plan: what it does checks them itself (`/mcp`, whose tools each need the scope and
+     * plan of the route they wrap).
+     */
+    anyScope?: boolean;
   }
   interface FastifyRequest {
     auth: AuthContext;
@@ -51,6 +57,10 @@ declare module 'fastify' {
 }
 
 const TOUCH_INTERVAL_MS = 60_000;
+
+/** The 403 of a key without the route's scope, and of a free-plan key on a Core route. */
+export const missingScope = (scope: Scope) => `API key missing required scope: ${scope}`;
+export const CORE_PLAN_REQUIRED = 'This endpoint requires the Core plan or higher.';
 
 function fail(reply: FastifyReply, status: number, error: string, extra: Record<string, unknown> = {}) {
   return reply.code(status).send(failureBody(error, extra));
@@ -117,7 +127,7 @@ export function registerAuth(app: App, deps: AppDeps): void {
     // Every answer is what its Content-Type says; an authenticated one is never cached.
     reply.header('x-content-type-options', 'nosniff');
     const required = request.routeOptions.config?.scope;
-    if (!required) return done();
+    if (!required && !request.routeOptions.config?.anyScope) return done();
     reply.header('cache-control', 'no-store');
 
     const presented =
@@ -148,7 +158,7 @@ export function registerAuth(app: App, deps: AppDeps): void {
   async function check(
     request: FastifyRequest,
     reply: FastifyReply,
-    required: Scope,
+    required: Scope | undefined,
     presented: string,
     now: number,
   ): Promise<FastifyReply | undefined> {
@@ -214,17 +224,17 @@ export function registerAuth(app: App, deps: AppDeps): void {
     key: CachedKey,
     rate: RateLimitResult,
     now: number,
-    required: Scope,
+    required: Scope | undefined,
   ): FastifyReply | undefined {
     setRateHeaders(reply, rate);
     if (!rate.allowed) return rateLimited(reply, rate);
 
     const also = request.routeOptions.config.orScope;
-    if (!key.granted.has(required) && !(also !== undefined && key.granted.has(also))) {
-      return fail(reply, 403, `API key missing required scope: ${required}`);
+    if (required !== undefined && !key.granted.has(required) && !(also !== undefined && key.granted.has(also))) {
+      return fail(reply, 403, missingScope(required));
     }
     if (request.routeOptions.config.plan === 'core' && key.user.plan === 'free') {
-      return fail(reply, 403, 'This endpoint requires the Core plan or higher.');
+      return fail(reply, 403, CORE_PLAN_REQUIRED);
     }
 
     request.auth = { keyId: key.keyId, scopes: key.scopes, user: key.user, viewer: key.viewer };

@@ -9,8 +9,12 @@ import { SCOPES } from '../../src/services/scopes.ts';
 import { DEFAULT_NOW, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-/** Routes that are not part of the API: operator probes, the documentation and `/` pointing to it. */
-const UNDOCUMENTED = /^\/((healthz|readyz|openapi\.json|docs)(\/|$)|$)/;
+/**
+ * Routes that are not part of the API: operator probes, the documentation and `/` pointing to it,
+ * and `/mcp`, one JSON-RPC endpoint whose operations are MCP tools that clients list themselves
+ * (docs/mcp.md).
+ */
+const UNDOCUMENTED = /^\/((healthz|readyz|openapi\.json|docs|mcp)(\/|$)|$)/;
 const DAY_MS = 86_400_000;
 
 /** Every description and summary of the document, with where it is. */

@@ -24,10 +24,31 @@ export type Message = Payload<MessageResponse>;
 
 const NO_SUMMARY = 'No summary exists for this date and level yet.';
 
-function renderSummary(summary: Summary, format: Format, firstName: string): Message {
-  const subject = subjectOf(summary, firstName);
+function renderSummary(summary: Summary, format: Format, subject: string): Message {
   const render = { html: renderHtml, text: renderText, slack: renderSlack, discord: renderDiscord }[format];
   return { level: summary.level, format, content: render(summary, subject), metadata: { subject } };
+}
+
+/** The stored summary of the period containing the date (default yesterday, level day), and its subject line. */
+export async function readSummary(
+  db: Kysely<Database>,
+  user: UserRow,
+  params: Pick<MessageParams, 'date' | 'level'>,
+  now: number,
+): Promise<{ summary: Summary; subject: string }> {
+  const yesterday = addDays(localDateOf(now, user.timezone), -1);
+  // The route's schema has checked the date and the names (schemas/message.ts).
+  const date = params.date ?? yesterday;
+  const level = params.level ?? 'day';
+
+  const period = periodOf(level, date, user.week_start);
+  // A summary exists once its period has ended locally (docs/api.md, "GET / POST /message"). One built before its
+  // owner moved to a timezone where the period has not ended yet waits until it has.
+  if (period.end > yesterday) throw new ApiError(404, NO_SUMMARY);
+  const stored = await findSummaryContent(db, user.id, period.level, period.start);
+  if (stored === undefined) throw new ApiError(404, NO_SUMMARY);
+  const summary = JSON.parse(stored) as Summary;
+  return { summary, subject: subjectOf(summary, firstNameOf(displayNameOf(user))) };
 }
 
 export async function readMessage(
@@ -36,17 +57,6 @@ export async function readMessage(
   params: MessageParams,
   now: number,
 ): Promise<Message> {
-  const yesterday = addDays(localDateOf(now, user.timezone), -1);
-  // The route's schema has checked the date and the names (schemas/message.ts).
-  const date = params.date ?? yesterday;
-  const level = params.level ?? 'day';
-  const format = params.format ?? 'html';
-
-  const period = periodOf(level, date, user.week_start);
-  // A summary exists once its period has ended locally (docs/api.md, "GET / POST /message"). One built before its
-  // owner moved to a timezone where the period has not ended yet waits until it has.
-  if (period.end > yesterday) throw new ApiError(404, NO_SUMMARY);
-  const stored = await findSummaryContent(db, user.id, period.level, period.start);
-  if (stored === undefined) throw new ApiError(404, NO_SUMMARY);
-  return renderSummary(JSON.parse(stored) as Summary, format, firstNameOf(displayNameOf(user)));
+  const { summary, subject } = await readSummary(db, user, params, now);
+  return renderSummary(summary, params.format ?? 'html', subject);
 }
