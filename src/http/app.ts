@@ -461,7 +461,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     await app.register(cors, {
       origin: deps.config.corsOrigins.includes('*') ? '*' : deps.config.corsOrigins,
       methods: ['GET', 'POST', 'DELETE'],
-      allowedHeaders: ['x-api-key', 'content-type', 'authorization'],
+      allowedHeaders: ['x-api-key', 'content-type', 'authorization', 'mcp-protocol-version'],
       exposedHeaders: ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
       maxAge: 600,
     });
