@@ -60,7 +60,13 @@ for (const kind of kinds) {
   }
   const next = request
     ? () => request
-    : mixedRequests(facts, summaryDays, writes, kind === 'mixed' ? undefined : (kind as MixedKind));
+    : mixedRequests(
+        facts,
+        summaryDays,
+        // Each kind counts from the same n: its ids apart from the other kinds'.
+        { ...writes, prefix: `${writes.prefix}${kind}-` },
+        kind === 'mixed' ? undefined : (kind as MixedKind),
+      );
   const times: number[] = [];
   // The first rounds warm the JIT, the caches and the database pages; they are not counted.
   const warmup = request ? Math.min(20, rounds) : Math.min(500, rounds);
