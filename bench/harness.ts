@@ -122,6 +122,10 @@ export function startDaybook(databaseUrl: string, env: Record<string, string> = 
 
 export interface LoadResult {
   requests: number;
+  /** Answers with a 2xx status. */
+  ok: number;
+  /** How long the load ran, in seconds. */
+  seconds: number;
   rps: number;
   p50: number;
   p99: number;
@@ -163,6 +167,8 @@ export async function load(
   });
   return {
     requests: result.requests.total,
+    ok: result['2xx'],
+    seconds: result.duration,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,

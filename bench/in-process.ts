@@ -6,6 +6,8 @@
  *
  *   bash scripts/node.sh bench/in-process.ts [kind …] [--rounds N]
  *
+ * The mix's writes are deleted again at the end (their summaries are rebuilt by the next
+ * `npm run bench` or `daybook summaries generate`).
  * DAYBOOK_DATABASE_URL selects the database as for `npm run bench` (SQLite by default);
  * DAYBOOK_REPORT_WORKERS=0 builds large reports on the main thread, as one request costs.
  */
@@ -16,6 +18,7 @@ import { MemoryRateLimiter } from '../src/http/rate-limit.ts';
 import { openStorage } from '../src/storage/database.ts';
 import { benchDatabaseUrl, datasetFacts, ensureDataset, summaryDaysOf } from './dataset.ts';
 import { MIXED_KINDS, type MixedKind, mixedRequests, scenarioRequests } from './lib/requests.ts';
+import { runPrefix, scrubWritten, writeKeys } from './lib/writes.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -46,6 +49,9 @@ await app.ready();
 console.log(`${'kind'.padEnd(20)} ${'mean ms'.padStart(8)} ${'p50 ms'.padStart(8)} ${'req/s'.padStart(8)}`);
 const single = scenarioRequests(facts);
 const summaryDays = await summaryDaysOf(url, facts.paidUsers);
+// The mix's writes go in under this run's ids and are deleted at the end.
+const access = await writeKeys(url, facts, facts.paidUsers);
+const writes = { prefix: runPrefix(), keys: access.keys };
 for (const kind of kinds) {
   const request = single[kind];
   if (!request && kind !== 'mixed' && !(MIXED_KINDS as readonly string[]).includes(kind)) {
@@ -54,7 +60,13 @@ for (const kind of kinds) {
   }
   const next = request
     ? () => request
-    : mixedRequests(facts, summaryDays, kind === 'mixed' ? undefined : (kind as MixedKind));
+    : mixedRequests(
+        facts,
+        summaryDays,
+        // Each kind counts from the same n: its ids apart from the other kinds'.
+        { ...writes, prefix: `${writes.prefix}${kind}-` },
+        kind === 'mixed' ? undefined : (kind as MixedKind),
+      );
   const times: number[] = [];
   // The first rounds warm the JIT, the caches and the database pages; they are not counted.
   const warmup = request ? Math.min(20, rounds) : Math.min(500, rounds);
@@ -68,7 +80,8 @@ for (const kind of kinds) {
       ...(r.body ? { payload: r.body } : {}),
     });
     const elapsed = performance.now() - started;
-    if (res.statusCode !== 200) throw new Error(`${kind}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+    if (res.statusCode !== 200 && res.statusCode !== 201)
+      throw new Error(`${kind}: ${res.statusCode} ${res.body.slice(0, 200)}`);
     if (n >= 0) times.push(elapsed);
   }
   times.sort((a, b) => a - b);
@@ -83,3 +96,5 @@ for (const kind of kinds) {
 }
 await app.close();
 await storage.close();
+await scrubWritten(url, writes.prefix);
+await access.drop();

@@ -7,7 +7,7 @@
  * the overhead scenario runs BENCH_OVERHEAD_ROUNDS (5) rounds of SECONDS / 2 for each server).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { type DatasetFacts, benchDatabaseUrl, dataDir, datasetFacts, ensureDataset, summaryDaysOf } from './dataset.ts';
@@ -23,7 +23,8 @@ import {
   startDaybook,
   startProcess,
 } from './harness.ts';
-import { type LoadRequest, keyHeader, mixedRequests, scenarioRequests } from './lib/requests.ts';
+import { activityBatch, type LoadRequest, keyHeader, mixedRequests, scenarioRequests } from './lib/requests.ts';
+import { countWritten, runPrefix, scrubWritten, writeKeys } from './lib/writes.ts';
 
 /** A process's CPU time (user + system) so far, in ms (clock ticks of 10 ms). */
 function cpuMs(pid: number): number {
@@ -239,14 +240,112 @@ const scenarios: Record<string, Scenario> = {
     }
   },
 
+  async write(ctx) {
+    const user = ctx.facts.heavyUser;
+    const floor = dialect === 'postgres' ? 15_000 : 30_000;
+    // SQLite: on a copy of the file, removed afterwards; PostgreSQL: deleted afterwards.
+    const scratch = dialect === 'sqlite' ? copySqlite(ctx.databaseUrl) : null;
+    const on = { ...ctx, databaseUrl: scratch?.url ?? ctx.databaseUrl };
+    try {
+      return await withWrites(
+        on,
+        [user],
+        async (writes) => {
+          const measured = await withServer(on, async (server) => {
+            let n = 0;
+            const batch = () => activityBatch(ctx.facts, writes, user, n++, 1000);
+            const probe = batch();
+            const answer = await fetch(server.url + probe.path, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', ...probe.headers },
+              body: probe.body,
+            });
+            if (!answer.ok)
+              throw new Error(`write: probe answered ${answer.status}: ${(await answer.text()).slice(0, 300)}`);
+            const result = await load(server.url, { connections: 10, seconds: SECONDS, pick: batch });
+            const perSecond = (result.ok * 1000) / result.seconds;
+            const row = loadRow('write', result, server, {
+              ratio: perSecond / floor,
+              target: `≥ ${floor / 1000}k activities/s, p99 ≤ 250 ms`,
+              note: `${Math.round(result.rps * 10) / 10} batches/s of 1000; p99 ${result.p99 <= 250 ? '≤' : '>'} 250 ms`,
+            });
+            return { row: { ...row, requests: result.ok * 1000, rps: perSecond }, ok: result.ok };
+          });
+          // Counted once the server has stopped, batches cut off at the end included. Every
+          // batch new: at least the probe's and each 2xx batch's 1,000 activities were inserted.
+          const stored = (await countWritten(on.databaseUrl, writes.prefix)).activities;
+          const inserted = (measured.ok + 1) * 1000;
+          const note = [
+            measured.row.note,
+            `${stored} activities stored${stored >= inserted ? '' : ` (fewer than the ${inserted} answered: not all new)`}`,
+            scratch ? 'on a copy of the database' : 'deleted afterwards',
+          ];
+          return { ...measured.row, note: note.filter(Boolean).join('; ') };
+        },
+        { scrub: !scratch },
+      );
+    } finally {
+      scratch?.remove();
+    }
+  },
+
   mixed: (ctx) =>
-    withServer(ctx, async (server) => {
-      const next = mixedRequests(ctx.facts, await summaryDaysOf(ctx.databaseUrl, ctx.facts.paidUsers));
-      let n = 0;
-      const result = await load(server.url, { connections: 50, seconds: SECONDS, pick: () => next(++n) });
-      return loadRow('mixed', result, server, { ratio: result.rps / 3000, target: '≥ 3000 req/s, p99 ≤ 50 ms' });
-    }),
+    withWrites(ctx, ctx.facts.paidUsers, (writes) =>
+      withServer(ctx, async (server) => {
+        const next = mixedRequests(ctx.facts, await summaryDaysOf(ctx.databaseUrl, ctx.facts.paidUsers), writes);
+        let n = 0;
+        const result = await load(server.url, { connections: 50, seconds: SECONDS, pick: () => next(++n) });
+        const stored = await countWritten(ctx.databaseUrl, writes.prefix);
+        return loadRow('mixed', result, server, {
+          ratio: result.rps / 3000,
+          target: '≥ 3000 req/s, p99 ≤ 50 ms',
+          note: `10 % writes: ${stored.activities} activities and ${stored.tasks} tasks stored`,
+        });
+      }),
+    ),
 };
+
+/**
+ * Runs a scenario that writes with keys that may write for `users` and this run's id prefix,
+ * then (unless it wrote to a copy: `scrub: false`) deletes what it wrote and builds the
+ * summaries its writes and deletes made due, so the database is as before for the scenarios and
+ * runs that follow; any key made for it is removed.
+ */
+async function withWrites<T>(
+  ctx: Context,
+  users: readonly string[],
+  fn: (writes: { prefix: string; keys: Record<string, string> }) => Promise<T>,
+  options: { scrub: boolean } = { scrub: true },
+): Promise<T> {
+  const access = await writeKeys(ctx.databaseUrl, ctx.facts, users);
+  if (access.made) console.error(`bench: made ${access.made} key(s) with activity:write for this scenario`);
+  const prefix = runPrefix();
+  try {
+    return await fn({ prefix, keys: access.keys });
+  } finally {
+    if (options.scrub) {
+      const started = Date.now();
+      const deleted = await scrubWritten(ctx.databaseUrl, prefix);
+      await generateSummaries(ctx.databaseUrl);
+      console.error(
+        `bench: deleted the ${deleted} records written, in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
+    }
+    await access.drop();
+  }
+}
+
+/** A copy of the SQLite benchmark database beside it, for a scenario whose writes are not kept. */
+function copySqlite(url: string): { url: string; remove(): void } {
+  const file = url.slice('sqlite:'.length);
+  const copy = join(dataDir, 'write-scratch.db');
+  const remove = () => {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
+  };
+  remove();
+  for (const suffix of ['', '-wal']) if (existsSync(file + suffix)) copyFileSync(file + suffix, copy + suffix);
+  return { url: `sqlite:${copy}`, remove };
+}
 
 async function createScratchPostgres(url: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `daybook_bench_import_${process.pid}`;
@@ -306,6 +405,7 @@ async function measureImport(file: string, url: string): Promise<{ seconds: numb
 /** The database the request scenarios run against, imported once and reused. */
 async function ensureBenchDatabase(facts: DatasetFacts): Promise<string> {
   if (dialect === 'postgres') {
+    await scrubLeftovers(databaseUrl);
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     const count = await client
@@ -328,8 +428,15 @@ async function ensureBenchDatabase(facts: DatasetFacts): Promise<string> {
     await measureImport(facts.file, `sqlite:${file}`);
     writeFileSync(marker, new Date().toISOString());
   }
+  await scrubLeftovers(`sqlite:${file}`);
   await generateSummaries(`sqlite:${file}`);
   return `sqlite:${file}`;
+}
+
+/** Records an interrupted run of `write` or `mixed` left behind (none after a complete run). */
+async function scrubLeftovers(url: string): Promise<void> {
+  const deleted = await scrubWritten(url).catch(() => 0);
+  if (deleted) console.error(`bench: deleted ${deleted} records an earlier run wrote`);
 }
 
 /** /message answers from stored summaries: build what is due (a no-op once built). */

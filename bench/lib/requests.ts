@@ -27,39 +27,100 @@ function reportRequest(key: string, level: string, days: number, facts: DatasetF
   };
 }
 
-/** The kinds of request in the mixed scenario, each with its share of ten. */
-export const MIXED_KINDS = ['report-day-7d', 'report-activity-1d', 'message', 'projects', 'search', 'user'] as const;
-export type MixedKind = (typeof MIXED_KINDS)[number];
-
-function kindOf(n: number): MixedKind {
-  switch (n % 10) {
-    case 0:
-    case 1:
-    case 2:
-      return 'report-day-7d';
-    case 3:
-      return 'report-activity-1d';
-    case 4:
-    case 5:
-      return 'message';
-    case 6:
-      return 'projects';
-    case 7:
-      return 'search';
-    default:
-      return 'user';
-  }
+/**
+ * Where the scenarios that write send their records (docs/performance.md, "write" and "mixed"):
+ * the run's id prefix (writes.ts, runPrefix), so every record is new, and a key with
+ * `activity:write` for each user.
+ */
+export interface WriteTarget {
+  prefix: string;
+  keys: Record<string, string>;
 }
 
 /**
- * The mixed scenario's requests: paid users' keys in turn; 30 % 7-day day reports, 10 % 1-day
- * activity reports, 20 % /message of one of the user's recent days with a summary
- * (`summaryDays`, from summaryDaysOf), 10 % /projects, 10 % /search, 20 % /user.
- * `mixedRequests(facts, days)(n)` is the n-th request; `only` keeps one kind.
+ * `size` new activities of `user`, the n-th batch of the run: ids `<prefix><n>-<i>`, 1 minute
+ * each, 40 s apart from 06:00 UTC on one of the 60 days before the dataset's range ends (the
+ * n-th batch's day, going back and round again), so each starts in the past within the
+ * dataset's range and none ends in the future. Headline and description from the dataset's
+ * words; no task, project or category.
+ */
+export function activityBatch(
+  facts: DatasetFacts,
+  target: WriteTarget,
+  user: string,
+  n: number,
+  size: number,
+  days = 60,
+): LoadRequest {
+  const day = rangeEnd(facts) - (1 + (n % days)) * DAY_MS;
+  const words = facts.words;
+  const activities = Array.from({ length: size }, (_, i) => ({
+    id: `${target.prefix}${n}-${i}`,
+    start: new Date(day + 6 * 3_600_000 + i * 40_000).toISOString(),
+    durationMinutes: 1,
+    headline: `${words[(n + i) % words.length]} ${words[(n * 7 + i * 3) % words.length]}`,
+    description: `Worked on the ${words[(n * 3 + i) % words.length]} in the editor`,
+  }));
+  return {
+    method: 'POST',
+    path: '/activities',
+    headers: keyHeader(target.keys[user]!),
+    body: JSON.stringify({ activities }),
+  };
+}
+
+/** The kinds of request in the mixed scenario (kindOf gives each its share). */
+export const MIXED_KINDS = [
+  'report-day-7d',
+  'report-activity-1d',
+  'message',
+  'projects',
+  'search',
+  'user',
+  'write-activities',
+  'write-task',
+] as const;
+export type MixedKind = (typeof MIXED_KINDS)[number];
+
+/** The shares, in percent: the reads of the mix before writes came, each × 0.9, and 10 % writes. */
+const SHARES: [MixedKind, number][] = [
+  ['report-day-7d', 27],
+  ['report-activity-1d', 9],
+  ['message', 18],
+  ['projects', 9],
+  ['search', 9],
+  ['user', 18],
+  ['write-activities', 5],
+  ['write-task', 5],
+];
+
+/** The kind of the n-th request, by n % 100, spread so each kind's turns are evenly spaced. */
+const KIND_OF_SLOT: MixedKind[] = (() => {
+  const slots: MixedKind[] = [];
+  // Each kind's k-th turn falls at (k + 0.5) / share of the way: then order by that place.
+  const places = SHARES.flatMap(([kind, share]) =>
+    Array.from({ length: share }, (_, k) => ({ kind, at: (k + 0.5) / share })),
+  );
+  places.sort((a, b) => a.at - b.at);
+  for (const p of places) slots.push(p.kind);
+  return slots;
+})();
+
+const kindOf = (n: number): MixedKind => KIND_OF_SLOT[n % KIND_OF_SLOT.length]!;
+
+/**
+ * The mixed scenario's requests: paid users' keys in turn; 27 % 7-day day reports, 9 % 1-day
+ * activity reports, 18 % /message of one of the user's recent days with a summary
+ * (`summaryDays`, from summaryDaysOf), 9 % /projects, 9 % /search, 18 % /user, and 10 % writes
+ * with `writes`' keys and ids: 5 % `POST /activities` of 1 to 5 new activities on one of the
+ * 7 days before the dataset's range ends, 5 % `POST /tasks` creating a task dated one of those
+ * days with 15 to 120 minutes (recorded from 09:00 local).
+ * `mixedRequests(facts, days, writes)(n)` is the n-th request; `only` keeps one kind.
  */
 export function mixedRequests(
   facts: DatasetFacts,
   summaryDays: ReadonlyMap<string, string[]>,
+  writes: WriteTarget,
   only?: MixedKind,
 ): (n: number) => LoadRequest {
   const users = facts.paidUsers;
@@ -67,6 +128,8 @@ export function mixedRequests(
   return (n) => {
     const user = users[n % users.length]!;
     const headers = keyHeader(facts.keys[user]!);
+    // What varies between turns of one kind (kindOf depends on n % 100 only).
+    const turn = Math.floor(n / KIND_OF_SLOT.length);
     switch (only ?? kindOf(n)) {
       case 'report-day-7d':
         return {
@@ -86,7 +149,7 @@ export function mixedRequests(
         const days = summaryDays.get(user) ?? [];
         const date =
           days[Math.floor(n / users.length) % days.length] ?? new Date(to - DAY_MS).toISOString().slice(0, 10);
-        return { path: `/message?date=${date}&format=${n % 4 === 0 ? 'slack' : 'html'}`, headers };
+        return { path: `/message?date=${date}&format=${turn % 4 === 0 ? 'slack' : 'html'}`, headers };
       }
       case 'projects':
         return { path: '/projects', headers };
@@ -95,10 +158,26 @@ export function mixedRequests(
           method: 'POST',
           path: '/search',
           headers,
-          body: JSON.stringify({ query: facts.words[n % facts.words.length], days: 7 }),
+          body: JSON.stringify({ query: facts.words[(n + turn) % facts.words.length], days: 7 }),
         };
       case 'user':
         return { path: '/user', headers };
+      case 'write-activities':
+        return activityBatch(facts, writes, user, n, 1 + (turn % 5), 7);
+      case 'write-task': {
+        const words = facts.words;
+        return {
+          method: 'POST',
+          path: '/tasks',
+          headers: keyHeader(writes.keys[user]!),
+          body: JSON.stringify({
+            id: `${writes.prefix}t${n}`,
+            title: `${words[turn % words.length]} ${words[(turn * 7 + 3) % words.length]}`,
+            date: new Date(to - (1 + (turn % 7)) * DAY_MS).toISOString().slice(0, 10),
+            minutes: 15 * (1 + (turn % 8)),
+          }),
+        };
+      }
     }
   };
 }
