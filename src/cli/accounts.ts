@@ -7,6 +7,7 @@ import { SCOPES, currentScopes, scopeNamed } from '../services/scopes.ts';
 import {
   type UserChanges,
   findTeam,
+  listTeams,
   findUser,
   insertApiKey,
   insertTeam,
@@ -19,7 +20,7 @@ import {
   upsertMember,
 } from '../storage/accounts.ts';
 import { writeRecords } from '../storage/writes.ts';
-import { type CommandIo, UsageError, parseChoice } from './context.ts';
+import { type CommandIo, UsageError, parseChoice, printList } from './context.ts';
 
 const PLANS = ['free', 'core', 'pro'] as const;
 const WEEK_STARTS = ['monday', 'sunday'] as const;
@@ -156,11 +157,22 @@ export function register(program: Command, { out, err, withStorage }: CommandIo)
 
   users
     .command('list')
-    .description('list users as tab-separated id, email, name, plan, timezone')
-    .action(async () => {
-      for (const u of await withStorage((s) => listUsers(s.db))) {
-        out([u.id, u.email, u.name ?? u.display_name ?? '', u.plan, u.timezone].join('\t'));
-      }
+    .description('list users: a header row, then id, email, name, plan, timezone tab-separated')
+    .option('--json', 'a JSON array instead, for scripts')
+    .action(async (o: { json?: boolean }) => {
+      const users = await withStorage((s) => listUsers(s.db));
+      printList(
+        out,
+        users.map((u) => ({
+          id: u.id,
+          email: u.email,
+          name: u.name ?? u.display_name ?? '',
+          plan: u.plan,
+          timezone: u.timezone,
+        })),
+        ['id', 'email', 'name', 'plan', 'timezone'],
+        Boolean(o.json),
+      );
     });
 
   users
@@ -225,37 +237,50 @@ export function register(program: Command, { out, err, withStorage }: CommandIo)
     });
 
   teams
+    .command('list')
+    .description('list teams: a header row, then id, name, active members, members tab-separated')
+    .option('--json', 'a JSON array instead, for scripts')
+    .action(async (o: { json?: boolean }) => {
+      const teams = await withStorage((s) => listTeams(s.db));
+      printList(out, teams, ['id', 'name', 'activeMembers', 'members'], Boolean(o.json));
+    });
+
+  teams
     .command('add-member')
     .description('add a user to a team, or change their role and status in it')
-    .requiredOption('--team <id>', 'team id')
+    .requiredOption('--team <team>', 'team id or exact name')
     .requiredOption('--user <id>', 'user id')
     .option('--role <role>', 'member or admin', 'member')
     .option('--status <status>', 'active or inactive', 'active')
     .action(async (o) => {
-      await withStorage(async (s) => {
-        if (!(await findTeam(s.db, o.team))) throw new UsageError(`no team with id "${o.team}"`);
+      const team = await withStorage(async (s) => {
+        const team = await teamNamed(s.db, o.team);
         if (!(await findUser(s.db, o.user))) throw new UsageError(`no user with id "${o.user}"`);
         await upsertMember(s.db, {
-          teamId: o.team,
+          teamId: team,
           userId: o.user,
           role: parseChoice('--role', o.role, ['member', 'admin'] as const),
           status: parseChoice('--status', o.status, ['active', 'inactive'] as const),
         });
+        return team;
       });
-      out(`${o.user} is a member of ${o.team}`);
+      out(`${o.user} is a member of ${team}`);
     });
 
   teams
     .command('set-member-status')
     .description("activate or deactivate a user's membership of a team")
-    .requiredOption('--team <id>', 'team id')
+    .requiredOption('--team <team>', 'team id or exact name')
     .requiredOption('--user <id>', 'user id')
     .requiredOption('--status <status>', 'active or inactive')
     .action(async (o) => {
       const status = parseChoice('--status', o.status, ['active', 'inactive'] as const);
-      const found = await withStorage((s) => setMemberStatus(s.db, o.team, o.user, status));
-      if (!found) throw new UsageError(`${o.user} is not a member of ${o.team}`);
-      out(`${o.user} is ${status} in ${o.team}`);
+      const { team, found } = await withStorage(async (s) => {
+        const team = await teamNamed(s.db, o.team);
+        return { team, found: await setMemberStatus(s.db, team, o.user, status) };
+      });
+      if (!found) throw new UsageError(`${o.user} is not a member of ${team}`);
+      out(`${o.user} is ${status} in ${team}`);
     });
 
   const keys = program.command('keys').description('manage API keys');
@@ -293,12 +318,23 @@ export function register(program: Command, { out, err, withStorage }: CommandIo)
   keys
     .command('list')
     .option('--user <id>', "only this user's keys")
-    .description('list keys as tab-separated id, user, name, scopes, state, last used')
-    .action(async (o) => {
-      for (const k of await withStorage((s) => listApiKeys(s.db, o.user))) {
-        const lastUsed = k.last_used_at === null ? 'never used' : new Date(k.last_used_at).toISOString();
-        out([k.id, k.user_id, k.name, k.scopes, k.revoked ? 'revoked' : 'active', lastUsed].join('\t'));
-      }
+    .option('--json', 'a JSON array instead, for scripts')
+    .description('list keys: a header row, then id, user, name, scopes, state, last used tab-separated')
+    .action(async (o: { user?: string; json?: boolean }) => {
+      const keys = await withStorage((s) => listApiKeys(s.db, o.user));
+      printList(
+        out,
+        keys.map((k) => ({
+          id: k.id,
+          user: k.user_id,
+          name: k.name,
+          scopes: k.scopes,
+          state: k.revoked ? 'revoked' : 'active',
+          lastUsed: k.last_used_at === null ? 'never used' : new Date(k.last_used_at).toISOString(),
+        })),
+        ['id', 'user', 'name', 'scopes', 'state', 'lastUsed'],
+        Boolean(o.json),
+      );
     });
 
   keys
@@ -309,4 +345,16 @@ export function register(program: Command, { out, err, withStorage }: CommandIo)
       if (!(await withStorage((s) => revokeApiKey(s.db, id)))) throw new UsageError(`no key with id "${id}"`);
       out(`revoked ${id}`);
     });
+}
+
+/** A team given by id, else by its exact name (as the API takes them); the id. */
+async function teamNamed(db: Parameters<typeof findTeam>[0], value: string): Promise<string> {
+  if (await findTeam(db, value)) return value;
+  const named = (await listTeams(db)).filter((t) => t.name === value.trim());
+  if (named.length === 1) return named[0]!.id;
+  if (named.length > 1)
+    throw new UsageError(
+      `${named.length} teams are named "${value}": give one of their ids (${named.map((t) => t.id).join(', ')})`,
+    );
+  throw new UsageError(`no team with id or name "${value}" (see daybook teams list)`);
 }

@@ -61,3 +61,21 @@ export function parseChoice<T extends string>(name: string, value: string, choic
   }
   return value as T;
 }
+
+/**
+ * A list as people and scripts read it: a header row and tab-separated rows, or with `json` one
+ * JSON array of objects (the same fields, under the same names).
+ */
+export function printList(
+  out: (line: string) => void,
+  rows: Record<string, string | number | boolean | null>[],
+  columns: string[],
+  json: boolean,
+): void {
+  if (json) {
+    out(JSON.stringify(rows, null, 2));
+    return;
+  }
+  out(columns.join('\t'));
+  for (const row of rows) out(columns.map((c) => String(row[c] ?? '')).join('\t'));
+}

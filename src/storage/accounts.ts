@@ -157,6 +157,30 @@ export async function insertTeam(db: Kysely<Database>, id: string, name: string)
   await db.insertInto('teams').values({ id, name }).execute();
 }
 
+/** Every team with how many members it has, active and in all, by id. */
+export async function listTeams(
+  db: Kysely<Database>,
+): Promise<{ id: string; name: string; activeMembers: number; members: number }[]> {
+  const rows = await db
+    .selectFrom('teams as t')
+    .leftJoin('team_members as m', 'm.team_id', 't.id')
+    .select((eb) => [
+      't.id',
+      't.name',
+      eb.fn.count<number>('m.user_id').as('members'),
+      eb.fn.sum<number>(eb.case().when('m.status', '=', 'active').then(1).else(0).end()).as('active'),
+    ])
+    .groupBy(['t.id', 't.name'])
+    .orderBy('t.id')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    activeMembers: Number(r.active ?? 0),
+    members: Number(r.members),
+  }));
+}
+
 export async function findTeam(db: Kysely<Database>, id: string) {
   return db.selectFrom('teams').selectAll().where('id', '=', id).executeTakeFirst();
 }

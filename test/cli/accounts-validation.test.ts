@@ -36,6 +36,7 @@ test('every account command has a description in --help', async () => {
     ['users', 'list'],
     ['users', 'update'],
     ['teams', 'create'],
+    ['teams', 'list'],
     ['teams', 'add-member'],
     ['teams', 'set-member-status'],
     ['keys', 'create'],
@@ -332,7 +333,7 @@ forEachDialect('account commands check their values against the dataset schema',
     assert.equal(key.code, 0, key.stderr);
     const oneChar = await daybook(db.url, 'keys', 'create', '--user', 'A:1', '--name', 'k');
     assert.equal(oneChar.code, 0, oneChar.stderr);
-    const keyId = (await daybook(db.url, 'keys', 'list', '--user', 'A:1')).stdout.split('\t')[0]!;
+    const keyId = (await daybook(db.url, 'keys', 'list', '--user', 'A:1')).stdout.split('\n')[1]!.split('\t')[0]!;
     const revoked = await daybook(db.url, 'keys', 'revoke', keyId);
     assert.deepEqual([revoked.code, revoked.stdout], [0, `revoked ${keyId}\n`], revoked.stderr);
   });

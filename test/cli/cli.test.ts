@@ -98,10 +98,16 @@ forEachDialect('daybook CLI', (dialect) => {
 
     const listed = await daybook(db.url, 'users', 'list');
     assert.equal(listed.code, 0, listed.stderr);
-    const lines = listed.stdout.trim().split('\n').sort();
+    const [header, ...lines] = listed.stdout.trim().split('\n');
+    assert.equal(header, 'id\temail\tname\tplan\ttimezone');
     assert.deepEqual(
-      lines,
+      lines.sort(),
       [`${benId}\tben@example.com\t\tcore\tUTC`, 'u_ann\tann@example.com\tAnn Lee\tpro\tEurope/Berlin'].sort(),
+    );
+    const asJson = await daybook(db.url, 'users', 'list', '--json');
+    assert.deepEqual(
+      (JSON.parse(asJson.stdout) as { id: string }[]).find((u) => u.id === 'u_ann'),
+      { id: 'u_ann', email: 'ann@example.com', name: 'Ann Lee', plan: 'pro', timezone: 'Europe/Berlin' },
     );
 
     const updated = await daybook(
@@ -196,6 +202,33 @@ forEachDialect('daybook CLI', (dialect) => {
     );
     assert.equal(stranger.code, 2);
     assert.match(stranger.stderr, /u_late is not a member of t_core/);
+
+    // --team takes a team's exact name as well, as the API does.
+    const byName = await daybook(
+      db.url,
+      'teams',
+      'set-member-status',
+      '--team',
+      'Core',
+      '--user',
+      'u_ann',
+      '--status',
+      'active',
+    );
+    assert.deepEqual([byName.code, byName.stdout], [0, 'u_ann is active in t_core\n'], byName.stderr);
+    const unknown = await daybook(db.url, 'teams', 'add-member', '--team', 'Nope', '--user', 'u_ann');
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /no team with id or name "Nope" \(see daybook teams list\)/);
+    const listed = await daybook(db.url, 'teams', 'list');
+    assert.equal(listed.code, 0, listed.stderr);
+    const [header, ...rows] = listed.stdout.trim().split('\n');
+    assert.equal(header, 'id\tname\tactiveMembers\tmembers');
+    assert.ok(rows.includes('t_core\tCore\t1\t1'), listed.stdout);
+    const asJson = JSON.parse((await daybook(db.url, 'teams', 'list', '--json')).stdout) as { id: string }[];
+    assert.deepEqual(
+      asJson.find((t) => t.id === 't_core'),
+      { id: 't_core', name: 'Core', activeMembers: 1, members: 1 },
+    );
   });
 
   test('keys create prints the key once; it works over HTTP and only its hash is stored', async () => {
@@ -227,7 +260,9 @@ forEachDialect('daybook CLI', (dialect) => {
 
       const listed = await daybook(db.url, 'keys', 'list', '--user', 'u_late');
       assert.equal(listed.code, 0, listed.stderr);
-      const [id, user, name, scopes, state] = listed.stdout.trim().split('\t');
+      const [header, row] = listed.stdout.trim().split('\n');
+      assert.equal(header, 'id\tuser\tname\tscopes\tstate\tlastUsed');
+      const [id, user, name, scopes, state] = row!.split('\t');
       assert.deepEqual(
         [id, user, name, scopes, state],
         [rows[0]!.id, 'u_late', 'laptop', 'user:read reports:read', 'active'],
