@@ -68,7 +68,7 @@ export function register(program: Command, { stdout, stderr, out, err, withStora
       if (from === 'daybook' && options.user !== undefined)
         throw new UsageError('--user goes with --from activitywatch');
       const found = await stat(file).catch(() => null);
-      if (!found) throw new UsageError(`cannot read ${file}`);
+      if (!found) throw new UsageError(`${file} does not exist (give the path of a dataset file)`);
       if (!found.isFile()) throw new UsageError(`cannot read ${file}: not a file`);
       const bar = stderr.isTTY
         ? new SingleBar({ format: 'importing {value} records | {rate} records/s | {duration}s', stream: stderr })

@@ -320,7 +320,7 @@ forEachDialect('daybook CLI', (dialect) => {
     ],
     ['an unknown key to revoke', ['keys', 'revoke', 'key_nope'], /no key with id "key_nope"/],
     ['an unknown command', ['userz', 'list'], /unknown command 'userz'/],
-    ['a file that does not exist', ['import', 'no-such-file.json'], /cannot read no-such-file.json/],
+    ['a file that does not exist', ['import', 'no-such-file.json'], /no-such-file.json does not exist/],
     ['a folder given as the file', ['import', testFolder], new RegExp(`cannot read ${testFolder}: not a file`)],
   ];
   for (const [what, args, message] of usageErrors) {
