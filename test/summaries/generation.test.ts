@@ -189,8 +189,14 @@ forEachDialect('summary generation options', (dialect) => {
   test('--user builds that user only', async () => {
     const users = (await stored(t.storage)).map((r) => r.user_id);
     assert.deepEqual([...new Set(users)], ['u_zoe']);
-    const stats = await generate(t.storage, AFTER_2026);
+    const progress: { usersDone: number; usersTotal: number }[] = [];
+    const stats = await generate(t.storage, AFTER_2026, { onProgress: (p) => progress.push(p) });
     assert.equal(stats.users, 5);
+    // A progress bar knows its total from the start, then counts every user.
+    assert.deepEqual(
+      progress.map((p) => [p.usersDone, p.usersTotal]),
+      [0, 1, 2, 3, 4, 5].map((done) => [done, 5]),
+    );
     // Alice and Bob: 3 days, 1 week, month, quarter and year each; u_zoe: the rest of hers.
     assert.equal(stats.built, 7 + 7 + (ZOE_SUMMARIES - 12));
   });

@@ -138,6 +138,8 @@ async function buildSummary(storage: Storage, user: UserRow, period: Period, bui
 export async function generateSummaries(storage: Storage, options: GenerateOptions): Promise<GenerateStats> {
   const users = options.user ? [options.user] : await listUsers(storage.db);
   const stats: GenerateStats = { users: users.length, built: 0, current: 0, removed: 0, claimedElsewhere: 0 };
+  // The total first, so a progress bar starts at it rather than at 0/0.
+  options.onProgress?.({ usersDone: 0, usersTotal: users.length, built: 0 });
   for (const [index, user] of users.entries()) {
     if (options.signal?.aborted) break;
     const yesterday = addDays(localDateOf(options.now, user.timezone), -1);
