@@ -36,6 +36,7 @@ const USERS = Number(process.env.BENCH_USERS ?? 100);
 const DAYS = Number(process.env.BENCH_DAYS ?? 365);
 const SEED = Number(process.env.BENCH_SEED ?? 1);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
 const OVERHEAD_CONNECTIONS = 50;
 const OVERHEAD_ROUNDS = Number(process.env.BENCH_OVERHEAD_ROUNDS ?? 5);
 
@@ -303,7 +304,44 @@ const scenarios: Record<string, Scenario> = {
         });
       }),
     ),
+
+  /**
+   * The mixed load with its writes for BENCH_SOAK_SECONDS (600), the server's RSS sampled every
+   * 10 s: memory that keeps growing under a steady load shows as a rising series. Run it by name
+   * (`npm run bench -- soak`); it is not part of a run of every scenario.
+   */
+  soak: (ctx) =>
+    withWrites(ctx, ctx.facts.paidUsers, (writes) =>
+      withServer(ctx, async (server) => {
+        const next = mixedRequests(ctx.facts, await summaryDaysOf(ctx.databaseUrl, ctx.facts.paidUsers), writes);
+        let n = 0;
+        const samples: number[] = [mb(server.rss())];
+        const sampler = setInterval(() => {
+          samples.push(mb(server.rss()));
+          console.log(`soak: ${samples.length * 10 - 10} s, RSS ${samples.at(-1)} MB`);
+        }, 10_000);
+        let result: LoadResult;
+        try {
+          result = await load(server.url, { connections: 10, seconds: SOAK_SECONDS, pick: () => next(++n) });
+        } finally {
+          clearInterval(sampler);
+        }
+        samples.push(mb(server.rss()));
+        // Growth: the last minute's mean over the second minute's, past start-up and warm-up.
+        const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+        const early = mean(samples.slice(6, 12));
+        const late = mean(samples.slice(-6));
+        return loadRow('soak', result, server, {
+          ratio: null,
+          target: 'no errors, RSS flat after warm-up',
+          note: `RSS MB every 10 s: ${samples.join(' ')}; last minute ${late.toFixed(0)} vs second minute ${early.toFixed(0)} MB (${late - early >= 0 ? '+' : ''}${(late - early).toFixed(0)})`,
+        });
+      }),
+    ),
 };
+
+/** Scenarios a run of every scenario leaves out: long ones, run by name. */
+const BY_NAME_ONLY = new Set(['soak']);
 
 /**
  * Runs a scenario that writes with keys that may write for `users` and this run's id prefix,
@@ -451,7 +489,7 @@ if (unknown.length) {
   console.error(`unknown scenario(s): ${unknown.join(', ')}; known: ${Object.keys(scenarios).join(', ')}`);
   process.exit(2);
 }
-const names = wanted.length ? wanted : Object.keys(scenarios);
+const names = wanted.length ? wanted : Object.keys(scenarios).filter((name) => !BY_NAME_ONLY.has(name));
 
 const datasetFile = await ensureDataset(USERS, DAYS, SEED);
 const facts = await datasetFacts(datasetFile);
