@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..', '..');
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -34,14 +34,17 @@ export function daybook(args: string[], databaseUrl: string, env: Record<string,
   });
 }
 
-export async function serve(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
+export async function serve(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string; port: number }> {
   const port = await freePort();
-  const child = daybook(['serve'], databaseUrl, { PORT: String(port), HOST: '127.0.0.1' });
+  const child = daybook(['serve'], databaseUrl, { ...env, PORT: String(port), HOST: '127.0.0.1' });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
     try {
-      if ((await fetch(`${url}/healthz`)).ok) return { child, url };
+      if ((await fetch(`${url}/healthz`)).ok) return { child, url, port };
     } catch {
       // not listening yet
     }
