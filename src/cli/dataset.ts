@@ -70,8 +70,13 @@ export function register(program: Command, { stdout, stderr, out, err, withStora
       const found = await stat(file).catch(() => null);
       if (!found) throw new UsageError(`${file} does not exist (give the path of a dataset file)`);
       if (!found.isFile()) throw new UsageError(`cannot read ${file}: not a file`);
+      // A JSON document tells its total before the records are applied; an NDJSON file does not.
+      let knownTotal: number | null = null;
       const bar = stderr.isTTY
-        ? new SingleBar({ format: 'importing {value} records | {rate} records/s | {duration}s', stream: stderr })
+        ? new SingleBar({
+            format: 'importing {bar} {value}/{total} records | {rate} records/s | {duration}s',
+            stream: stderr,
+          })
         : null;
       const started = Date.now();
       const collect = collectGarbageEvery();
@@ -79,10 +84,14 @@ export function register(program: Command, { stdout, stderr, out, err, withStora
       try {
         const load = (storage: Storage, path: string) =>
           importDataset(storage, path, {
+            onTotal: (n) => {
+              knownTotal = n;
+              bar?.setTotal(n);
+            },
             onProgress: (n) => {
               collect(n);
               const seconds = (Date.now() - started) / 1000;
-              bar?.setTotal(n);
+              if (knownTotal === null) bar?.setTotal(n);
               bar?.update(n, { rate: Math.round(n / Math.max(seconds, 0.001)) });
             },
           });

@@ -20,6 +20,8 @@ export type { ImportCounts };
 export interface ImportOptions {
   /** Called now and then with the number of records applied so far. */
   onProgress?: (records: number) => void;
+  /** Called once with the number of records in the file, where it is known before they are applied (a JSON document). */
+  onTotal?: (records: number) => void;
   now?: () => number;
 }
 
@@ -43,7 +45,7 @@ export async function importDataset(
       const references = new ReferenceChecks(session, await loadKnownRecords(session));
       const batches = new ImportBatches(session, references, now, options.onProgress);
       try {
-        for await (const item of readDataset(path)) {
+        for await (const item of readDataset(path, options.onTotal)) {
           try {
             if (item.kind === 'record') await batches.add(item.type, item.record, item.where);
             else await batches.flush();

@@ -30,8 +30,8 @@ export function isNdjson(path: string): boolean {
 }
 
 /** The items of the file at `path`; a file that breaks the format throws ImportError where it does. */
-export function readDataset(path: string): AsyncGenerator<DatasetItem> {
-  return isNdjson(path) ? readNdjson(path) : readJsonDocument(path);
+export function readDataset(path: string, onTotal?: (records: number) => void): AsyncGenerator<DatasetItem> {
+  return isNdjson(path) ? readNdjson(path) : readJsonDocument(path, onTotal);
 }
 
 /** Text holding U+0000 or a lone surrogate is refused on both databases, as the API refuses it (lib/text-checks.ts). */
@@ -40,7 +40,8 @@ function refuseUnstorable(record: unknown, where: string): void {
   if (found !== null) throw new ImportError(`${where}: ${found.field || 'record'}: ${found.rule}`);
 }
 
-async function* readJsonDocument(path: string): AsyncGenerator<DatasetItem> {
+/** `onTotal`: told the number of records once the document is read (an NDJSON file's is not known ahead). */
+async function* readJsonDocument(path: string, onTotal?: (records: number) => void): AsyncGenerator<DatasetItem> {
   let doc: unknown;
   try {
     doc = JSON.parse(await readFile(path, 'utf8'));
@@ -51,6 +52,7 @@ async function* readJsonDocument(path: string): AsyncGenerator<DatasetItem> {
     throw new ImportError(describeSchemaError(validateDocument.errors?.[0]));
   }
   const document = doc as Record<string, unknown[] | undefined>;
+  onTotal?.(RECORD_TYPES.reduce((sum, type) => sum + (document[ARRAY_OF[type]]?.length ?? 0), 0));
   for (const type of RECORD_TYPES) {
     const array = ARRAY_OF[type];
     const records = document[array] ?? [];

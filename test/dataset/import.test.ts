@@ -172,6 +172,35 @@ forEachDialect('import', (dialect) => {
   });
   after(() => files.remove());
 
+  test('a JSON document tells its number of records before they are applied; an NDJSON file does not', async () => {
+    const db = await createTestDatabase(dialect);
+    try {
+      const seen: string[] = [];
+      const counts = await importDataset(db.storage, EXAMPLE, {
+        now,
+        onTotal: (n) => seen.push(`total ${n}`),
+        onProgress: (n) => seen.push(`progress ${n}`),
+      });
+      const records = Object.values(counts).reduce((a, b) => a + b, 0);
+      assert.equal(seen[0], `total ${records}`);
+      assert.equal(seen.filter((s) => s.startsWith('total')).length, 1);
+      const ndjson = files.write(
+        `total-${dialect}.ndjson`,
+        `${JSON.stringify({ type: 'category', id: 'c_x', name: 'X' })}\n`,
+      );
+      let told = false;
+      await importDataset(db.storage, ndjson, {
+        now,
+        onTotal: () => {
+          told = true;
+        },
+      });
+      assert.equal(told, false);
+    } finally {
+      await db.drop();
+    }
+  });
+
   test('example.json imports every record, and its keys work over HTTP', async () => {
     const t = await createTestApp(dialect, { dataset: null });
     try {
