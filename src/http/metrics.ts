@@ -50,6 +50,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly written = new Counter({
+    name: 'daybook_records_written_total',
+    help: 'Records written through the API, by kind (activity, task, day_comment, heartbeat). Imports run in the daybook import process and print their own counts.',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
   constructor(storage: Storage) {
     collectDefaultMetrics({ register: this.registry, prefix: 'daybook_' });
     const pool = storage.poolStats;
@@ -76,6 +83,10 @@ export class Metrics {
     if (status === 429) this.rejected.inc({ reason: 'rate_limited' });
     else if (status === 401) this.rejected.inc({ reason: 'unauthenticated' });
     else if (status === 403) this.rejected.inc({ reason: 'forbidden' });
+  }
+
+  recordsWritten(kind: 'activity' | 'task' | 'day_comment' | 'heartbeat', count: number): void {
+    if (count > 0) this.written.inc({ kind }, count);
   }
 
   summaryRun(stats: GenerateStats | null, ms: number): void {

@@ -20,10 +20,11 @@ const activityRoutes: RouteModule = (app, deps) => {
         response: { 200: RecordActivitiesResponse, ...errorResponses(409) },
       },
     },
-    async (request) => ({
-      success: true as const,
-      ...(await recordActivities(deps.storage, request.auth, request.body, deps.now)),
-    }),
+    async (request) => {
+      const recorded = await recordActivities(deps.storage, request.auth, request.body, deps.now);
+      deps.metrics?.recordsWritten('activity', recorded.ids.length);
+      return { success: true as const, ...recorded };
+    },
   );
 
   app.delete(

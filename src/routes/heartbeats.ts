@@ -54,6 +54,7 @@ const heartbeatRoutes: RouteModule = (app, deps) => {
           list ? body : [body],
           contextOf(request.headers),
         );
+        deps.metrics?.recordsWritten('heartbeat', results.filter((r) => r.status === 201).length);
         if (list) return reply.code(201).send({ responses: results.map(({ status, ...entry }) => [entry, status]) });
         const [result] = results;
         if (!result || 'error' in result) throw new ApiError(400, result?.error ?? 'heartbeat must be a JSON object');
@@ -74,6 +75,7 @@ const heartbeatRoutes: RouteModule = (app, deps) => {
       },
       async (request, reply) => {
         const results = await recordHeartbeats(deps.storage, request.auth, request.body, contextOf(request.headers));
+        deps.metrics?.recordsWritten('heartbeat', results.filter((r) => r.status === 201).length);
         return reply.code(201).send({ responses: results.map(({ status, ...entry }) => [entry, status]) });
       },
     );

@@ -26,6 +26,7 @@ const taskRoutes: RouteModule = (app, deps) => {
     },
     async (request, reply) => {
       const task = await createTask(deps.storage, request.auth, request.body, deps.now);
+      deps.metrics?.recordsWritten('task', 1);
       return reply.code(201).send({ success: true as const, task });
     },
   );
@@ -76,10 +77,11 @@ const taskRoutes: RouteModule = (app, deps) => {
         response: { 200: DayCommentResponse, ...errorResponses() },
       },
     },
-    async (request) => ({
-      success: true as const,
-      ...(await setDayComment(deps.storage, request.auth.user.id, request.body, deps.now)),
-    }),
+    async (request) => {
+      const comment = await setDayComment(deps.storage, request.auth.user.id, request.body, deps.now);
+      deps.metrics?.recordsWritten('day_comment', 1);
+      return { success: true as const, ...comment };
+    },
   );
 };
 

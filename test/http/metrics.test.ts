@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { importDataset } from '../../src/dataset/import.ts';
 import { buildApp } from '../../src/http/app.ts';
+import { tempFiles } from '../dataset/dataset-files.ts';
 import { Metrics, serveMetrics } from '../../src/http/metrics.ts';
 import { MemoryRateLimiter } from '../../src/http/rate-limit.ts';
 import type { App } from '../../src/http/types.ts';
@@ -24,6 +25,7 @@ import {
 } from '../helper.ts';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
+const WRITER = 'dbk_test_metrics_writer_0123456789abcdef';
 
 test('without DAYBOOK_METRICS_* there is no /metrics', async () => {
   const t: TestApp = await createTestApp('sqlite', { dataset: null });
@@ -45,9 +47,18 @@ forEachDialect('metrics', (dialect) => {
   let database: TestDatabase;
   let app: App;
   let metrics: Metrics;
+  const files = tempFiles();
   before(async () => {
     database = await createTestDatabase(dialect);
     await importDataset(database.storage, EXAMPLE, { now: () => DEFAULT_NOW });
+    await importDataset(
+      database.storage,
+      files.write(`writer-${dialect}.json`, {
+        version: 1,
+        apiKeys: [{ userId: 'u_alice', name: 'writer', key: WRITER, scopes: ['activity:write'] }],
+      }),
+      { now: () => DEFAULT_NOW },
+    );
     metrics = new Metrics(database.storage);
     app = await buildApp({
       storage: database.storage,
@@ -69,6 +80,7 @@ forEachDialect('metrics', (dialect) => {
   after(async () => {
     await app.close();
     await database.drop();
+    files.remove();
   });
 
   const scrape = async () => {
@@ -85,6 +97,16 @@ forEachDialect('metrics', (dialect) => {
     assert.equal((await call(app, 'GET', '/user', { key: KEYS.aliceReadOnly })).status, 200);
     for (let i = 0; i < 4; i++) await call(app, 'GET', '/user', { key: KEYS.bob });
     metrics.summaryRun({ users: 1, built: 3, current: 0, removed: 0 } as never, 120);
+    const written = await call(app, 'POST', '/activities', {
+      key: WRITER,
+      body: {
+        activities: [1, 2, 3, 4].map((i) => ({
+          start: Date.parse('2026-11-20T09:00:00Z') + i * 60_000,
+          headline: `w${i}`,
+        })),
+      },
+    });
+    assert.equal(written.status, 200, written.body);
     const text = await scrape();
     assert.match(text, /^daybook_http_requests_total\{route="\/user",method="GET",status="200"\} [2-9]/m);
     // The route's pattern, never the id in the path.
@@ -95,6 +117,7 @@ forEachDialect('metrics', (dialect) => {
     assert.match(text, /^daybook_http_request_duration_seconds_bucket\{le="0\.1",route="\/user",method="GET"\} /m);
     assert.match(text, /^daybook_summary_runs_total\{outcome="done"\} 1$/m);
     assert.match(text, /^daybook_summaries_built_total 3$/m);
+    assert.match(text, /^daybook_records_written_total\{kind="activity"\} 4$/m);
     assert.match(text, /^daybook_nodejs_eventloop_lag_seconds /m);
     if (dialect === 'postgres') assert.match(text, /^daybook_db_pool_connections\{state="idle"\} \d+$/m);
     else assert.doesNotMatch(text, /daybook_db_pool_connections/);
