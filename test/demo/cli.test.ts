@@ -104,7 +104,7 @@ forEachDialect('daybook demo without --out', (dialect) => {
     assert.match(stdout, /built \d+ summaries/);
     const printed = [...stdout.matchAll(/dbk_demo_[0-9a-f]+/g)].map((m) => m[0]);
     assert.ok(printed.length >= 3);
-    const { stdout: list } = await cli(['keys', 'list'], { DAYBOOK_DATABASE_URL: url() });
-    assert.equal(list.trim().split('\n').length, printed.length);
+    const { stdout: list } = await cli(['keys', 'list', '--json'], { DAYBOOK_DATABASE_URL: url() });
+    assert.equal((JSON.parse(list) as unknown[]).length, printed.length);
   });
 });
