@@ -2,7 +2,7 @@
  * Authentication, rate limits, scopes and plans, in the order of docs/api.md, "Every request":
  * 401 → 429 → 403 scope → 403 plan. Runs before the body is parsed or validated.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
 import { type KeyWithUser, type UserRow, findKeyByHash, touchKey } from '../storage/accounts.ts';
 import { hashApiKey } from '../services/api-keys.ts';
 import { type Viewer, loadViewer } from '../services/projects/access.ts';
@@ -126,13 +126,14 @@ export function registerAuth(app: App, deps: AppDeps): void {
   app.addHook('onRequest', (request, reply, done) => {
     // Every answer is what its Content-Type says; an authenticated one is never cached.
     reply.header('x-content-type-options', 'nosniff');
-    const required = request.routeOptions.config?.scope;
-    if (!required && !request.routeOptions.config?.anyScope) return done();
+    // Read once: Fastify builds a new routeOptions object on every access.
+    const route = request.routeOptions.config;
+    if (!route?.scope && !route?.anyScope) return done();
     reply.header('cache-control', 'no-store');
 
     const presented =
       presentedKey(request.headers['x-api-key']) ??
-      (request.routeOptions.config.authorizationHeader ? keyOfAuthorization(request.headers.authorization) : undefined);
+      (route.authorizationHeader ? keyOfAuthorization(request.headers.authorization) : undefined);
     if (!presented) {
       fail(reply, 401, 'Missing API key');
       return;
@@ -143,11 +144,11 @@ export function registerAuth(app: App, deps: AppDeps): void {
     if (key && !rateLimiter.shared && !blockedUntil.has(request.ip)) {
       const counted = rateLimiter.hit(`key:${key.keyId}`, config.rateLimitPerMinute);
       if (!(counted instanceof Promise)) {
-        if (afterRateLimit(request, reply, key, counted, now, required) === undefined) done();
+        if (afterRateLimit(request, reply, key, counted, now, route) === undefined) done();
         return;
       }
     }
-    check(request, reply, required, presented, now).then(
+    check(request, reply, route, presented, now).then(
       (replied) => {
         if (replied === undefined) done();
       },
@@ -158,7 +159,7 @@ export function registerAuth(app: App, deps: AppDeps): void {
   async function check(
     request: FastifyRequest,
     reply: FastifyReply,
-    required: Scope | undefined,
+    route: FastifyContextConfig,
     presented: string,
     now: number,
   ): Promise<FastifyReply | undefined> {
@@ -213,9 +214,9 @@ export function registerAuth(app: App, deps: AppDeps): void {
         block(request.ip, failures, now);
         return rateLimited(reply, failures);
       }
-      return afterRateLimit(request, reply, key, rate, now, required);
+      return afterRateLimit(request, reply, key, rate, now, route);
     }
-    return afterRateLimit(request, reply, key, counted instanceof Promise ? await counted : counted, now, required);
+    return afterRateLimit(request, reply, key, counted instanceof Promise ? await counted : counted, now, route);
   }
 
   function afterRateLimit(
@@ -224,16 +225,17 @@ export function registerAuth(app: App, deps: AppDeps): void {
     key: CachedKey,
     rate: RateLimitResult,
     now: number,
-    required: Scope | undefined,
+    route: FastifyContextConfig,
   ): FastifyReply | undefined {
     setRateHeaders(reply, rate);
     if (!rate.allowed) return rateLimited(reply, rate);
 
-    const also = request.routeOptions.config.orScope;
+    const required = route.scope;
+    const also = route.orScope;
     if (required !== undefined && !key.granted.has(required) && !(also !== undefined && key.granted.has(also))) {
       return fail(reply, 403, missingScope(required));
     }
-    if (request.routeOptions.config.plan === 'core' && key.user.plan === 'free') {
+    if (route.plan === 'core' && key.user.plan === 'free') {
       return fail(reply, 403, CORE_PLAN_REQUIRED);
     }
 
