@@ -6,21 +6,11 @@
  * `responses`, duplicates, where the time lands, and the status bar.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { importDataset } from '../../src/dataset/import.ts';
+import { test } from 'node:test';
 import { updateUser } from '../../src/storage/accounts.ts';
 import { writeRecords } from '../../src/storage/writes.ts';
-import { tempFiles } from '../dataset/dataset-files.ts';
-import {
-  DEFAULT_NOW,
-  type TestApp,
-  type TestDatabase,
-  call,
-  createTestApp,
-  createTestDatabase,
-  forEachDialect,
-} from '../helper.ts';
-import { ALICE, ALICE_NO_WRITE, BOB, world } from '../recording/world.ts';
+import { DEFAULT_NOW, type TestApp, type TestDatabase, call, forEachDialect } from '../helper.ts';
+import { appOnDataset, ALICE, ALICE_NO_WRITE, BOB, world } from '../recording/world.ts';
 
 const READS_ONLY = 'dbk_test_heartbeats_reads_only_0123456789';
 const USER_ONLY = 'dbk_test_heartbeats_user_only_01234567890';
@@ -65,18 +55,8 @@ const beat = (time: number, extra: Record<string, unknown> = {}) => ({
 forEachDialect('WakaTime-compatible heartbeats', (dialect) => {
   let database: TestDatabase;
   let t: TestApp;
-  const files = tempFiles();
-  before(async () => {
-    database = await createTestDatabase(dialect);
-    await importDataset(database.storage, files.write(`hb-${dialect}.json`, heartbeatWorld), {
-      now: () => DEFAULT_NOW,
-    });
-    t = await createTestApp(dialect, { database, dataset: null });
-  });
-  after(async () => {
-    await t.close();
-    await database.drop();
-    files.remove();
+  appOnDataset(dialect, 'hb', heartbeatWorld, (made) => {
+    ({ database, t } = made);
   });
 
   const bulk = (body: unknown, headers: Record<string, string> = cliHeaders(ALICE), prefix = '/api/v1') =>

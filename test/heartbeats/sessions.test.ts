@@ -4,19 +4,10 @@
  * heartbeats posted as wakatime-cli posts them, the time read back from /report.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { importDataset } from '../../src/dataset/import.ts';
+import { describe, test } from 'node:test';
 import { type Beat, blocksOf, piecesOfDay } from '../../src/services/heartbeats/sessions.ts';
-import { tempFiles } from '../dataset/dataset-files.ts';
-import {
-  DEFAULT_NOW,
-  type TestApp,
-  type TestDatabase,
-  call,
-  createTestApp,
-  createTestDatabase,
-  forEachDialect,
-} from '../helper.ts';
+import { type TestApp, call, forEachDialect } from '../helper.ts';
+import { appOnDataset } from '../recording/world.ts';
 
 const BERLIN = 'dbk_test_sessions_berlin_0123456789abcdef';
 const TONGA = 'dbk_test_sessions_tonga_0123456789abcdef0';
@@ -225,20 +216,9 @@ describe('the session rule, as a pure function', () => {
 });
 
 forEachDialect('the session rule through /report', (dialect) => {
-  let database: TestDatabase;
   let t: TestApp;
-  const files = tempFiles();
-  before(async () => {
-    database = await createTestDatabase(dialect);
-    await importDataset(database.storage, files.write(`sessions-${dialect}.json`, sessionWorld), {
-      now: () => DEFAULT_NOW,
-    });
-    t = await createTestApp(dialect, { database, dataset: null });
-  });
-  after(async () => {
-    await t.close();
-    await database.drop();
-    files.remove();
+  appOnDataset(dialect, 'sessions', sessionWorld, (made) => {
+    ({ t } = made);
   });
 
   for (const c of CASES) {

@@ -4,19 +4,9 @@
  * nothing, and the write showing at once in /report, /search and usedAt.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { importDataset } from '../../src/dataset/import.ts';
-import { tempFiles } from '../dataset/dataset-files.ts';
-import {
-  DEFAULT_NOW,
-  type TestApp,
-  type TestDatabase,
-  call,
-  createTestApp,
-  createTestDatabase,
-  forEachDialect,
-} from '../helper.ts';
-import { ALICE, ALICE_NO_WRITE, BOB, CAROL_FREE, world } from './world.ts';
+import { test } from 'node:test';
+import { DEFAULT_NOW, type TestApp, type TestDatabase, call, forEachDialect } from '../helper.ts';
+import { appOnDataset, ALICE, ALICE_NO_WRITE, BOB, CAROL_FREE, world } from './world.ts';
 
 const at = (iso: string) => iso;
 const item = (extra: Record<string, unknown> = {}) => ({
@@ -29,16 +19,8 @@ const item = (extra: Record<string, unknown> = {}) => ({
 forEachDialect('POST /activities and DELETE /activities/:id', (dialect) => {
   let database: TestDatabase;
   let t: TestApp;
-  const files = tempFiles();
-  before(async () => {
-    database = await createTestDatabase(dialect);
-    await importDataset(database.storage, files.write(`rec-${dialect}.json`, world), { now: () => DEFAULT_NOW });
-    t = await createTestApp(dialect, { database, dataset: null });
-  });
-  after(async () => {
-    await t.close();
-    await database.drop();
-    files.remove();
+  appOnDataset(dialect, 'rec', world, (made) => {
+    ({ database, t } = made);
   });
 
   const post = (body: unknown, key = ALICE) => call(t.app, 'POST', '/activities', { key, body });

@@ -4,37 +4,18 @@
  * moves, deletes and day comments, on both databases.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { importDataset } from '../../src/dataset/import.ts';
-import { tempFiles } from '../dataset/dataset-files.ts';
+import { test } from 'node:test';
 import { generate } from '../summaries/support.ts';
-import {
-  DEFAULT_NOW,
-  type TestApp,
-  type TestDatabase,
-  call,
-  createTestApp,
-  createTestDatabase,
-  forEachDialect,
-} from '../helper.ts';
-import { ALICE, world } from './world.ts';
+import { DEFAULT_NOW, type TestApp, call, forEachDialect } from '../helper.ts';
+import { appOnDataset, ALICE, world } from './world.ts';
 
 // A Tuesday of a week that ended before DEFAULT_NOW (2026-11-22) in Alice's Berlin.
 const DAY = '2026-11-10';
 
 forEachDialect('summaries after writes through the API', (dialect) => {
-  let database: TestDatabase;
   let t: TestApp;
-  const files = tempFiles();
-  before(async () => {
-    database = await createTestDatabase(dialect);
-    await importDataset(database.storage, files.write(`sum-${dialect}.json`, world), { now: () => DEFAULT_NOW });
-    t = await createTestApp(dialect, { database, dataset: null });
-  });
-  after(async () => {
-    await t.close();
-    await database.drop();
-    files.remove();
+  appOnDataset(dialect, 'sum', world, (made) => {
+    ({ t } = made);
   });
 
   let clock = DEFAULT_NOW;

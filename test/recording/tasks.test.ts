@@ -5,19 +5,9 @@
  * stores nothing, and each write showing at once in /report, /search and usedAt.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { importDataset } from '../../src/dataset/import.ts';
-import { tempFiles } from '../dataset/dataset-files.ts';
-import {
-  DEFAULT_NOW,
-  type TestApp,
-  type TestDatabase,
-  call,
-  createTestApp,
-  createTestDatabase,
-  forEachDialect,
-} from '../helper.ts';
-import { ALICE, ALICE_NO_WRITE, BOB, CAROL_FREE, world } from './world.ts';
+import { test } from 'node:test';
+import { type TestApp, type TestDatabase, call, forEachDialect } from '../helper.ts';
+import { appOnDataset, ALICE, ALICE_NO_WRITE, BOB, CAROL_FREE, world } from './world.ts';
 
 // DEFAULT_NOW is 2026-11-22 13:00 in Alice's Europe/Berlin (UTC+1 in November).
 const TODAY = '2026-11-22';
@@ -25,16 +15,8 @@ const TODAY = '2026-11-22';
 forEachDialect('POST /tasks, POST /tasks/:id, DELETE /tasks/:id and POST /day-comments', (dialect) => {
   let database: TestDatabase;
   let t: TestApp;
-  const files = tempFiles();
-  before(async () => {
-    database = await createTestDatabase(dialect);
-    await importDataset(database.storage, files.write(`tasks-${dialect}.json`, world), { now: () => DEFAULT_NOW });
-    t = await createTestApp(dialect, { database, dataset: null });
-  });
-  after(async () => {
-    await t.close();
-    await database.drop();
-    files.remove();
+  appOnDataset(dialect, 'tasks', world, (made) => {
+    ({ database, t } = made);
   });
 
   const create = (body: unknown, key = ALICE) => call(t.app, 'POST', '/tasks', { key, body });

@@ -1,3 +1,9 @@
+import { after, before } from 'node:test';
+import { importDataset } from '../../src/dataset/import.ts';
+import type { Dialect } from '../../src/storage/database.ts';
+import { tempFiles } from '../dataset/dataset-files.ts';
+import { DEFAULT_NOW, type TestApp, type TestDatabase, createTestApp, createTestDatabase } from '../helper.ts';
+
 /** The users, teams, projects and keys the recording tests write as and against. */
 export const ALICE = 'dbk_test_recording_alice_0123456789abcdef';
 export const ALICE_NO_WRITE = 'dbk_test_recording_alice_nowrite_0123456789';
@@ -50,3 +56,29 @@ export const world = {
     { userId: 'u_carol', name: 'w', key: CAROL_FREE, scopes: ['activity:write'] },
   ],
 };
+
+/**
+ * Registers before/after hooks that give each test of the suite an app on a new database of
+ * `dialect` holding `dataset` (imported as a file, as `daybook import` would), and removes both
+ * afterwards. `use` receives them once they are ready.
+ */
+export function appOnDataset(
+  dialect: Dialect,
+  name: string,
+  dataset: object,
+  use: (made: { database: TestDatabase; t: TestApp }) => void,
+): void {
+  const files = tempFiles();
+  let made: { database: TestDatabase; t: TestApp } | undefined;
+  before(async () => {
+    const database = await createTestDatabase(dialect);
+    await importDataset(database.storage, files.write(`${name}-${dialect}.json`, dataset), { now: () => DEFAULT_NOW });
+    made = { database, t: await createTestApp(dialect, { database, dataset: null }) };
+    use(made);
+  });
+  after(async () => {
+    await made?.t.close();
+    await made?.database.drop();
+    files.remove();
+  });
+}
