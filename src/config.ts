@@ -32,6 +32,14 @@ export interface Config {
   /** GET /metrics, without a token, on a port of its own on `metricsHost`; 0: none. */
   metricsPort: number;
   metricsHost: string;
+  /** Deliveries may go to private, loopback and link-local addresses, and over http (docs/delivery.md). */
+  deliveryAllowPrivate: boolean;
+  /** The time limit of one delivery attempt, in ms. */
+  deliveryTimeoutMs: number;
+  /** How often this process looks for due deliveries, in ms; 0: it delivers nothing. */
+  deliveryPollMs: number;
+  /** Delivery attempts in flight at once in this process. */
+  deliveryConcurrency: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -155,5 +163,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: metricsToken(env),
     metricsPort: integer(env, 'DAYBOOK_METRICS_PORT', 0, 0, 65535),
     metricsHost: env.DAYBOOK_METRICS_HOST || '127.0.0.1',
+    deliveryAllowPrivate: choice(env, 'DAYBOOK_DELIVERY_ALLOW_PRIVATE', 'false', ['true', 'false']) === 'true',
+    deliveryTimeoutMs: integer(env, 'DAYBOOK_DELIVERY_TIMEOUT_SECONDS', 15, 1, 120) * 1000,
+    deliveryPollMs: integer(env, 'DAYBOOK_DELIVERY_POLL_MS', 1000, 0, 3_600_000),
+    deliveryConcurrency: integer(env, 'DAYBOOK_DELIVERY_CONCURRENCY', 4, 1, 64),
   };
 }

@@ -5,6 +5,7 @@ import { firstRunBanner, restartBanner, seedDemoOnFirstRun } from './first-run.t
 import { buildApp, loggerOptions } from './http/app.ts';
 import { Metrics, serveMetrics } from './http/metrics.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
+import { DeliveryWorker } from './services/delivery/worker.ts';
 import { startSummaryScheduler } from './services/summaries/scheduler.ts';
 import { migrate, openStorage, SERVING_BUSY_TIMEOUT_MS } from './storage/database.ts';
 
@@ -58,6 +59,19 @@ export async function startServer(
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   say(firstRun ? firstRunBanner(url, firstRun) : restartBanner(url));
+  // Summary delivery (docs/delivery.md): due deliveries are looked for every poll, and at once
+  // when this process has just queued some.
+  const deliveries = new DeliveryWorker({
+    storage,
+    now: Date.now,
+    timeoutMs: config.deliveryTimeoutMs,
+    allowPrivate: config.deliveryAllowPrivate,
+    pollMs: config.deliveryPollMs,
+    concurrency: config.deliveryConcurrency,
+    metrics,
+    log: app.log,
+  });
+  deliveries.start();
   const summaries = startSummaryScheduler({
     storage,
     intervalSeconds: config.summaryIntervalSeconds,
@@ -65,6 +79,7 @@ export async function startServer(
     onRun: (stats, ms) => {
       metrics?.summaryRun(stats, ms);
       if (stats.built || stats.removed) app.log.info({ summaries: stats }, 'summaries generated');
+      if (stats.deliveriesQueued && config.deliveryPollMs > 0) deliveries.wake();
     },
     // A run that fails waits for the next interval. The database being away is logged once,
     // by its watch (storage/health.ts), not by every run during the outage.
@@ -84,6 +99,7 @@ export async function startServer(
       await app.close();
       await new Promise((resolve) => (metricsServer ? metricsServer.close(resolve) : resolve(undefined)));
       await summaries.stop();
+      await deliveries.stop();
       await rateLimiter.close();
       await storage.close();
     })();

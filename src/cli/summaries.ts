@@ -44,7 +44,8 @@ export function register(program: Command, { stderr, out, withStorage }: Command
           const seconds = ((Date.now() - started) / 1000).toFixed(1);
           out(
             `built ${count(stats.built, 'summary', 'summaries')} for ${count(stats.users, 'user', 'users')} in ${seconds} s ` +
-              `(${stats.current} already current, ${stats.removed} removed, ${stats.claimedElsewhere} built by another process)`,
+              `(${stats.current} already current, ${stats.removed} removed, ${stats.claimedElsewhere} built by another process)` +
+              (stats.deliveriesQueued ? `; ${count(stats.deliveriesQueued, 'delivery', 'deliveries')} queued` : ''),
           );
         } catch (err) {
           bar?.stop();

@@ -1,7 +1,7 @@
 /**
  * Prometheus metrics (docs/operations.md, "Metrics"), off unless DAYBOOK_METRICS_TOKEN or
  * DAYBOOK_METRICS_PORT is set: requests by route, method and status with their latency,
- * rate-limit and key rejections, summary runs, the PostgreSQL pool, and Node's own (event-loop
+ * rate-limit and key rejections, summary runs and delivery attempts, the PostgreSQL pool, and Node's own (event-loop
  * lag, memory, CPU, garbage collection). With neither setting no hook is added to requests.
  */
 import { timingSafeEqual } from 'node:crypto';
@@ -57,6 +57,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly deliveries = new Counter({
+    name: 'daybook_delivery_attempts_total',
+    help: 'Summary delivery attempts (docs/delivery.md), by destination kind and outcome: delivered, failed, rate-limited, gone, timeout, network, refused.',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor(storage: Storage) {
     collectDefaultMetrics({ register: this.registry, prefix: 'daybook_' });
     const pool = storage.poolStats;
@@ -87,6 +94,10 @@ export class Metrics {
 
   recordsWritten(kind: 'activity' | 'task' | 'day_comment' | 'heartbeat', count: number): void {
     if (count > 0) this.written.inc({ kind }, count);
+  }
+
+  deliveryAttempt(kind: string, outcome: string): void {
+    this.deliveries.inc({ kind, outcome });
   }
 
   summaryRun(stats: GenerateStats | null, ms: number): void {

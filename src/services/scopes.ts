@@ -7,6 +7,8 @@ export const SCOPES = [
   'user:read',
   // The routes that record work (docs/api.md, "Recording work"), and no other scope grants them.
   'activity:write',
+  // Summary delivery (docs/delivery.md): /destinations and their deliveries.
+  'destinations:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -154,6 +154,61 @@ export interface SummariesTable {
   built_at: number;
 }
 
+/** A place summaries are delivered to (migration 0008, docs/delivery.md). */
+export interface DestinationsTable {
+  id: string;
+  user_id: string;
+  kind: 'slack' | 'discord' | 'webhook';
+  name: string | null;
+  /** Secret in itself for Slack and Discord: never logged, shown masked. */
+  url: string;
+  /** `whsec_…`, webhooks only: the HMAC key of their signatures. */
+  secret: string | null;
+  /** Comma-separated levels. */
+  levels: string;
+  updates: Bool;
+  enabled: Bool;
+  disabled_reason: string | null;
+  disabled_at: number | null;
+  /** The first failed attempt since the last delivered one. */
+  failing_since: number | null;
+  last_delivered_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The outbox: one row per summary (or test) to send to one destination. */
+export interface DeliveriesTable {
+  /** The stable `webhook-id` of every attempt. */
+  id: string;
+  destination_id: string;
+  event: string;
+  level: string | null;
+  period_start: string | null;
+  /** The JSON sent, the same on every attempt. */
+  body: string;
+  status: 'pending' | 'delivered' | 'failed' | 'superseded';
+  attempts: number;
+  next_attempt_at: number;
+  /** While a process attempts it; a process that dies leaves it to expire. */
+  lease_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  finished_at: number | null;
+}
+
+export interface DeliveryAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  destination_id: string;
+  attempted_at: number;
+  duration_ms: number;
+  outcome: string;
+  status_code: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
 /**
  * Minutes and activity count per user, local day, project, category and task, kept by triggers
  * on `activities` (migration 0003). The key columns hold '' for none.
@@ -190,6 +245,9 @@ export interface Database {
   api_keys: ApiKeysTable;
   summaries: SummariesTable;
   changed_days: ChangedDaysTable;
+  destinations: DestinationsTable;
+  deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
   daybook_meta: { key: string; value: string };
   _unused?: { id: Generated<number> };
 }

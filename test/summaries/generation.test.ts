@@ -44,7 +44,14 @@ forEachDialect('summary generation', (dialect) => {
 
   test('builds every ended period with tracked time, each level', async () => {
     const stats = await generate(t.storage, AFTER_2026);
-    assert.deepEqual(stats, { users: 1, built: ZOE_SUMMARIES, current: 0, removed: 0, claimedElsewhere: 0 });
+    assert.deepEqual(stats, {
+      users: 1,
+      built: ZOE_SUMMARIES,
+      current: 0,
+      removed: 0,
+      claimedElsewhere: 0,
+      deliveriesQueued: 0,
+    });
     assert.deepEqual(keysOf(await stored(t.storage)), [
       'day:2025-12-30',
       'day:2026-08-12',
@@ -76,7 +83,14 @@ forEachDialect('summary generation', (dialect) => {
     const before = await stored(t.storage);
     const later = AFTER_2026 + 3_600_000;
     const stats = await generate(t.storage, later);
-    assert.deepEqual(stats, { users: 1, built: 0, current: ZOE_SUMMARIES, removed: 0, claimedElsewhere: 0 });
+    assert.deepEqual(stats, {
+      users: 1,
+      built: 0,
+      current: ZOE_SUMMARIES,
+      removed: 0,
+      claimedElsewhere: 0,
+      deliveriesQueued: 0,
+    });
     assert.deepEqual(await stored(t.storage), before);
   });
 
@@ -125,6 +139,7 @@ forEachDialect('summary generation', (dialect) => {
       current: ZOE_SUMMARIES,
       removed: 0,
       claimedElsewhere: 0,
+      deliveriesQueued: 0,
     });
   });
 
@@ -180,7 +195,7 @@ forEachDialect('summary generation options', (dialect) => {
   test('--until builds only periods that end on or before that day', async () => {
     const zoe = await findUser(t.storage.db, 'u_zoe');
     const stats = await generate(t.storage, AFTER_2026, { user: zoe, until: '2026-10-31' });
-    assert.deepEqual(stats, { users: 1, built: 12, current: 0, removed: 0, claimedElsewhere: 0 });
+    assert.deepEqual(stats, { users: 1, built: 12, current: 0, removed: 0, claimedElsewhere: 0, deliveriesQueued: 0 });
     assert.equal((await fetchMessage(t.app, ZOE.summaries, { date: '2026-10-05' })).status, 200);
     assert.equal((await fetchMessage(t.app, ZOE.summaries, { date: '2026-10-05', level: 'quarter' })).status, 404);
     assert.equal((await fetchMessage(t.app, ZOE.summaries, { date: '2026-11-18' })).status, 404);

@@ -6,11 +6,12 @@
  * at once: each build happens under a database claim and re-checks that it is still due.
  */
 import { addDays, localDateOf } from '../../lib/time.ts';
-import { listUsers, type UserRow } from '../../storage/accounts.ts';
+import { displayNameOf, listUsers, type UserRow } from '../../storage/accounts.ts';
 import type { Storage } from '../../storage/database.ts';
 import {
   changedDays,
   deleteSummary,
+  findSummaryContent,
   findSummaryStamp,
   latestChange,
   saveSummary,
@@ -18,8 +19,10 @@ import {
   trackedDays,
   withBuildClaim,
 } from '../../storage/summaries.ts';
+import { enqueueSummaryDeliveries } from '../delivery/enqueue.ts';
 import { composeSummary } from './compose.ts';
 import { LEVELS, nextPeriod, type Period, periodOf, previousPeriod } from './periods.ts';
+import { firstNameOf, subjectOf } from './summary.ts';
 
 export interface GenerateOptions {
   /** The run's clock reading; periods must have ended before this instant's local day. */
@@ -52,6 +55,8 @@ export interface GenerateStats {
   removed: number;
   /** Due summaries another process was building at the same moment. */
   claimedElsewhere: number;
+  /** Deliveries of the built summaries put in the outbox (docs/delivery.md). */
+  deliveriesQueued: number;
 }
 
 const keyOf = (level: string, start: string) => `${level}:${start}`;
@@ -107,8 +112,12 @@ async function planUser(storage: Storage, user: UserRow, lastDay: string, yester
   return plan;
 }
 
-type BuildOutcome = 'built' | 'current' | 'removed' | 'claimed-elsewhere';
+type BuildOutcome = { queued: number } | 'current' | 'removed' | 'claimed-elsewhere';
 
+/**
+ * Builds one summary and, in the same transaction, queues its deliveries: `queued` says how
+ * many. A rebuild that changes nothing is saved (it is current now) but not delivered again.
+ */
 async function buildSummary(storage: Storage, user: UserRow, period: Period, builtAt: number): Promise<BuildOutcome> {
   const claim = await withBuildClaim(storage, summaryClaimKey(user.id, period), async (trx) => {
     // Another process may have finished this summary since the plan was made.
@@ -122,22 +131,40 @@ async function buildSummary(storage: Storage, user: UserRow, period: Period, bui
       if (stamp) await deleteSummary(trx, user.id, period.level, period.start);
       return stamp ? ('removed' as const) : ('current' as const);
     }
+    const content = JSON.stringify(summary);
+    const before = stamp ? await findSummaryContent(trx, user.id, period.level, period.start) : undefined;
     await saveSummary(trx, {
       userId: user.id,
       level: period.level,
       periodStart: period.start,
       periodEnd: period.end,
-      content: JSON.stringify(summary),
+      content,
       builtAt,
     });
-    return 'built' as const;
+    if (before === content) return { queued: 0 };
+    const queued = await enqueueSummaryDeliveries(trx, {
+      userId: user.id,
+      timezone: user.timezone,
+      summary,
+      subject: subjectOf(summary, firstNameOf(displayNameOf(user))),
+      event: stamp ? 'summary.updated' : 'summary.created',
+      builtAt,
+    });
+    return { queued };
   });
   return claim.claimed ? claim.result : 'claimed-elsewhere';
 }
 
 export async function generateSummaries(storage: Storage, options: GenerateOptions): Promise<GenerateStats> {
   const users = options.user ? [options.user] : await listUsers(storage.db);
-  const stats: GenerateStats = { users: users.length, built: 0, current: 0, removed: 0, claimedElsewhere: 0 };
+  const stats: GenerateStats = {
+    users: users.length,
+    built: 0,
+    current: 0,
+    removed: 0,
+    claimedElsewhere: 0,
+    deliveriesQueued: 0,
+  };
   // The total first, so a progress bar starts at it rather than at 0/0.
   options.onProgress?.({ usersDone: 0, usersTotal: users.length, built: 0 });
   for (const [index, user] of users.entries()) {
@@ -155,8 +182,10 @@ export async function generateSummaries(storage: Storage, options: GenerateOptio
       // built_at is the run's start, not the build's end: a change committed while the run
       // was reading still has a later changed_at and is picked up by the next run.
       const outcome = await buildSummary(storage, user, period, options.now);
-      if (outcome === 'built') stats.built++;
-      else if (outcome === 'current') stats.current++;
+      if (typeof outcome === 'object') {
+        stats.built++;
+        stats.deliveriesQueued += outcome.queued;
+      } else if (outcome === 'current') stats.current++;
       else if (outcome === 'removed') stats.removed++;
       else stats.claimedElsewhere++;
     }
