@@ -27,7 +27,7 @@ import { maskUrl, resolvedProblem, urlProblem } from './address.ts';
 import { newDeliveryId } from './enqueue.ts';
 import { deliveryBody, sampleSummary } from './payloads.ts';
 import { sendDelivery } from './send.ts';
-import { type DeliverySettings, recordAttempt } from './worker.ts';
+import { type DeliverySettings, leaseFor, recordAttempt } from './worker.ts';
 
 /** Destinations per user at most. */
 export const MAX_DESTINATIONS = 20;
@@ -207,7 +207,7 @@ export async function testDestination(
     status: 'pending',
     attempts: 0,
     next_attempt_at: now,
-    lease_until: now + settings.timeoutMs + 30_000,
+    lease_until: now + leaseFor(settings.timeoutMs),
     last_error: null,
     created_at: now,
     finished_at: null,

@@ -46,6 +46,9 @@ const PRUNE_EVERY_MS = 3600_000;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** How long a claim on a delivery lasts for attempts of this time limit. */
+export const leaseFor = (timeoutMs: number) => 2 * timeoutMs + 5000;
+
 export class DeliveryWorker {
   private readonly options: WorkerOptions;
   private readonly stopping = new AbortController();
@@ -58,9 +61,12 @@ export class DeliveryWorker {
     this.options = options;
   }
 
-  /** A claim lasts the attempt's time limit and a margin: a live process always finishes first. */
+  /**
+   * A claim lasts twice the attempt's time limit and 5 s: a live process records its attempt
+   * well before; one that died leaves the delivery to others that soon after.
+   */
   private get leaseMs(): number {
-    return this.options.timeoutMs + 30_000;
+    return leaseFor(this.options.timeoutMs);
   }
 
   /** Polls the outbox every `pollMs` until stop(). */
