@@ -93,7 +93,12 @@ export const UpdateDestinationBody = Type.Object(
 export type UpdateDestinationBody = Static<typeof UpdateDestinationBody>;
 
 export const DestinationParams = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 128, description: 'The destination id (`dst_…`).' }),
+  id: Type.String({
+    minLength: 1,
+    maxLength: 1000,
+    description: 'One of the caller’s destinations (`dst_…`, from POST /destinations or GET /destinations).',
+    examples: ['dst_Qm9v3kX2bTq8LrW1yZp4'],
+  }),
 });
 
 export const Destination = Type.Object({

@@ -139,7 +139,13 @@ forEachDialect('the OpenAPI document', (dialect) => {
         (m) => `${m.toUpperCase()} ${path}`,
       ),
     );
-    assert.deepEqual(required, ['POST /activities', 'POST /search', 'POST /tasks', 'POST /day-comments']);
+    assert.deepEqual(required, [
+      'POST /activities',
+      'POST /destinations',
+      'POST /search',
+      'POST /tasks',
+      'POST /day-comments',
+    ]);
     assert.equal(doc.paths['/report'].post.requestBody.required, false);
     for (const response of Object.values(doc.paths['/project'].post.responses) as any[]) {
       assert.ok(response.headers.Deprecation && response.headers.Link);

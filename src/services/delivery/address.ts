@@ -49,17 +49,24 @@ export function urlProblem(raw: string, allowPrivate: boolean): string | null {
   return null;
 }
 
+/** How long saving a destination waits for its host name to resolve. */
+const RESOLVE_WAIT_MS = 3000;
+
 /**
  * Resolves the URL's host name and names a private address it resolves to, or null. A name
- * that does not resolve now passes: it is checked again on every attempt.
+ * that does not resolve now (or not within 3 s) passes: it is checked again on every attempt.
  */
 export async function resolvedProblem(raw: string, allowPrivate: boolean): Promise<string | null> {
   if (allowPrivate) return null;
   const host = bare(new URL(raw).hostname);
   if (isIP(host)) return null;
-  const addresses = await new Promise<LookupAddress[]>((resolve) =>
-    dnsLookup(host, { all: true }, (err, found) => resolve(err ? [] : found)),
-  );
+  const addresses = await new Promise<LookupAddress[]>((resolve) => {
+    const timer = setTimeout(() => resolve([]), RESOLVE_WAIT_MS);
+    dnsLookup(host, { all: true }, (err, found) => {
+      clearTimeout(timer);
+      resolve(err ? [] : found);
+    });
+  });
   const refused = addresses.find((a) => !isPublicAddress(a.address));
   return refused ? refusal(host, refused.address) : null;
 }
