@@ -23,7 +23,8 @@ export function isPublicAddress(address: string): boolean {
 }
 
 function refusal(host: string, address: string): string {
-  return `url must not point to a private, loopback or link-local address (${host} is ${address})`;
+  const which = host === address ? address : `${host} is ${address}`;
+  return `url must not point to a private, loopback or link-local address (${which})`;
 }
 
 /** The host of a URL without the brackets of an IPv6 literal. */
