@@ -69,8 +69,8 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 ) => void;
 
 /** A validator of whole documents and of NDJSON lines for the schema in `path`. */
-export function schemaValidator(path: string) {
-  const schema = JSON.parse(readFileSync(path, 'utf8')) as { $id: string };
+export function schemaValidator(path: string, adapt: (text: string) => string = (text) => text) {
+  const schema = JSON.parse(adapt(readFileSync(path, 'utf8'))) as { $id: string };
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   addFormats(ajv);
   ajv.addSchema(schema);
