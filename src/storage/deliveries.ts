@@ -119,6 +119,17 @@ export async function releaseLease(db: Db, id: string): Promise<void> {
   await db.updateTable('deliveries').set({ lease_until: null }).where('id', '=', id).execute();
 }
 
+/** Adds one to the delivery's attempts and returns the new count; null when the delivery is gone. */
+export async function countAttempt(db: Db, id: string): Promise<number | null> {
+  const row = await db
+    .updateTable('deliveries')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+    .where('id', '=', id)
+    .returning('attempts')
+    .executeTakeFirst();
+  return row ? row.attempts : null;
+}
+
 export async function insertAttempt(db: Db, row: AttemptRow): Promise<void> {
   await db.insertInto('delivery_attempts').values(row).execute();
 }

@@ -13,6 +13,7 @@ import { writeTransaction } from '../../storage/database.ts';
 import {
   type ClaimedDelivery,
   claimDue,
+  countAttempt,
   insertAttempt,
   pruneFinished,
   releaseLease,
@@ -173,8 +174,12 @@ export async function recordAttempt(
   now: number,
   { retry = true }: { retry?: boolean } = {},
 ): Promise<void> {
-  const attempt = delivery.attempts + 1;
   await writeTransaction(storage, async (trx) => {
+    // Numbered by the database, not by what the claim read: the count stays right even if
+    // another process attempted the delivery meanwhile. Gone (its destination was deleted
+    // during the attempt): nothing to record.
+    const attempt = await countAttempt(trx, delivery.id);
+    if (attempt === null) return;
     await insertAttempt(trx, {
       delivery_id: delivery.id,
       attempt,
@@ -189,7 +194,6 @@ export async function recordAttempt(
     if (result.outcome === 'delivered') {
       await updateDelivery(trx, delivery.id, {
         status: 'delivered',
-        attempts: attempt,
         lease_until: null,
         last_error: null,
         finished_at: now,
@@ -200,7 +204,6 @@ export async function recordAttempt(
     const next =
       retry && result.outcome !== 'gone' ? nextAttemptAt(attempt, now, delivery.createdAt, result.retryAfter) : null;
     await updateDelivery(trx, delivery.id, {
-      attempts: attempt,
       lease_until: null,
       last_error: result.error,
       ...(next === null ? { status: 'failed' as const, finished_at: now } : { next_attempt_at: next }),
