@@ -13,6 +13,9 @@ const RETRY_DELAYS_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR
 /** A delivery this old is given up; a destination failing this long is disabled. */
 export const GIVE_UP_AFTER_MS = 3 * 24 * HOUR;
 
+/** The shortest wait after a 429, whatever its `Retry-After` says. */
+const MIN_RETRY_AFTER_MS = SECOND;
+
 /** The longest `Retry-After` honoured; a longer one waits this long. */
 const MAX_RETRY_AFTER_MS = 24 * HOUR;
 
@@ -32,7 +35,8 @@ export function retryAfterMs(header: string | undefined, now: number): number | 
     if (Number.isNaN(at)) return null;
     wait = at - now;
   }
-  return Math.min(Math.max(wait, 0), MAX_RETRY_AFTER_MS);
+  // At least a second: `Retry-After: 0` (or a date past) must not make a loop of attempts.
+  return Math.min(Math.max(wait, MIN_RETRY_AFTER_MS), MAX_RETRY_AFTER_MS);
 }
 
 /**

@@ -111,12 +111,34 @@ export class DeliveryWorker {
   private async drain(): Promise<number> {
     const { storage, now, concurrency } = this.options;
     let attempts = 0;
-    while (!this.stopping.signal.aborted) {
-      const claimed = await claimDue(storage, now(), concurrency, this.leaseMs);
-      if (!claimed.length) break;
-      const results = await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
-      attempts += results.filter(Boolean).length;
+    let failure: unknown = null;
+    // Up to `concurrency` attempts in flight; each that ends makes room for another claim, so a
+    // slow receiver holds one slot, not the whole batch.
+    const inFlight = new Set<Promise<void>>();
+    let more = true;
+    while (!this.stopping.signal.aborted && failure === null) {
+      if (more && inFlight.size < concurrency) {
+        const claimed = await claimDue(storage, now(), concurrency - inFlight.size, this.leaseMs);
+        if (claimed.length === 0) more = false;
+        for (const delivery of claimed) {
+          const attempt: Promise<void> = this.attempt(delivery).then(
+            (made) => {
+              if (made) attempts++;
+              inFlight.delete(attempt);
+            },
+            (err) => {
+              failure ??= err;
+              inFlight.delete(attempt);
+            },
+          );
+          inFlight.add(attempt);
+        }
+      }
+      if (inFlight.size === 0) break;
+      if (!more || inFlight.size >= concurrency) await Promise.race(inFlight);
     }
+    await Promise.all(inFlight);
+    if (failure !== null) throw failure;
     if (now() - this.lastPrune >= PRUNE_EVERY_MS) {
       this.lastPrune = now();
       await pruneFinished(storage.db, now() - KEEP_FINISHED_MS);
