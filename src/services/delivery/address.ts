@@ -46,7 +46,7 @@ export function urlProblem(raw: string, allowPrivate: boolean): string | null {
     return allowPrivate ? 'url must be an http or https URL' : 'url must be an https URL';
   if (url.username || url.password) return 'url must not hold a user name or password';
   const host = bare(url.hostname);
-  if (!allowPrivate && isIP(host) && !isPublicAddress(host)) return refusal(url.hostname, host);
+  if (!allowPrivate && isIP(host) && !isPublicAddress(host)) return refusal(host, host);
   return null;
 }
 
