@@ -1,6 +1,6 @@
 /**
  * Whether the database can be reached, told once per change. A PostgreSQL server that restarts,
- * fails over or cuts a connection makes requests fail with connection errors
+ * fails over, cuts a connection or stops answering makes requests fail with connection errors
  * (isDatabaseUnavailable): each is answered 503, and the first one makes this watch ask the
  * database at once whether it answers. A lost connection on a database that still answers
  * (pg_terminate_backend, an idle connection closed) is no outage and changes nothing; one that
@@ -10,8 +10,12 @@
 /** How often a database that is down is asked again (it serves again within this of its return). */
 const PROBE_INTERVAL_MS = 250;
 
-/** PostgreSQL's codes for a server going away: admin or crash shutdown, starting up, too many connections. */
-const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+/**
+ * PostgreSQL's codes for a server going away (admin or crash shutdown, starting up, too many
+ * connections) or not finishing a statement in time (57014: cancelled by statement_timeout,
+ * DAYBOOK_PG_STATEMENT_TIMEOUT_MS, or by an operator).
+ */
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
 /** Node's socket errors for a server that cannot be reached or hung up. */
 const SOCKET_CODES = new Set([
   'ECONNREFUSED',
@@ -24,9 +28,12 @@ const SOCKET_CODES = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
 ]);
-/** pg's and pg-pool's own messages for a connection that ended or could not be had in time. */
+/**
+ * pg's and pg-pool's own messages for a connection that ended or could not be had in time, and
+ * for a statement whose answer did not come in time (a server frozen or out of reach).
+ */
 const UNAVAILABLE_MESSAGE =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Connection ended unexpectedly)/;
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Connection ended unexpectedly|Query read timeout)/;
 
 /**
  * True for an error that means the database cannot be reached now (down, restarting, failing

@@ -22,6 +22,10 @@ test('connection errors are told from errors of a statement', () => {
     new Error('Connection terminated due to connection timeout'),
     new Error('timeout exceeded when trying to connect'),
     new Error('Client has encountered a connection error and is not queryable'),
+    // A server frozen or out of reach (no answer within the statement's wait), and a statement
+    // the server cancelled at DAYBOOK_PG_STATEMENT_TIMEOUT_MS.
+    new Error('Query read timeout'),
+    coded('57014', 'canceling statement due to statement timeout'),
     new AggregateError([coded('ECONNREFUSED'), coded('ECONNREFUSED')]),
     new Error('report worker failed: Connection terminated unexpectedly', { cause: coded('57P01') }),
   ]) {
