@@ -1,10 +1,10 @@
 /**
  * A PostgreSQL cluster of a test's own (initdb into a temporary directory, on a free port), to
- * stop or cut off without touching the shared server.
+ * stop, cut off or freeze without touching the shared server.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -33,6 +33,8 @@ export const NO_CLUSTER: string | null = bin === null ? 'initdb is not installed
 export class Cluster {
   readonly dir: string;
   readonly port: number;
+  /** The processes stopped by freeze(), to resume. */
+  #frozen: number[] = [];
 
   constructor(dir: string, port: number) {
     this.dir = dir;
@@ -75,6 +77,33 @@ export class Cluster {
     return this.tool('pg_ctl', ['-D', this.data, '-m', 'fast', '-w', 'stop']);
   }
 
+  /**
+   * Stops this cluster's server and every process of it (`kill -STOP`): connections stay open
+   * and new ones are accepted by the kernel, but nothing is answered until thaw().
+   */
+  async freeze(): Promise<void> {
+    const postmaster = Number((await readFile(join(this.data, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    // The postmaster first, so that it starts no process after its children were listed.
+    process.kill(postmaster, 'SIGSTOP');
+    this.#frozen.push(postmaster);
+    const { stdout } = await run('ps', ['-o', 'pid=', '--ppid', String(postmaster)]);
+    for (const pid of stdout.split('\n').map(Number).filter(Boolean)) {
+      process.kill(pid, 'SIGSTOP');
+      this.#frozen.push(pid);
+    }
+  }
+
+  /** Resumes what freeze() stopped (`kill -CONT`). */
+  thaw(): void {
+    for (const pid of this.#frozen.splice(0)) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  }
+
   /** One statement on the `postgres` database, on a connection of its own. */
   async admin(statement: string, values: unknown[] = []): Promise<pg.QueryResult> {
     const client = new pg.Client({ connectionString: this.url('postgres') });
@@ -88,6 +117,7 @@ export class Cluster {
   }
 
   async remove(): Promise<void> {
+    this.thaw();
     await this.stop().catch(() => {});
     await rm(this.dir, { recursive: true, force: true });
   }
