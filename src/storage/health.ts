@@ -10,12 +10,8 @@
 /** How often a database that is down is asked again (it serves again within this of its return). */
 const PROBE_INTERVAL_MS = 250;
 
-/**
- * PostgreSQL's codes for a server going away (admin or crash shutdown, starting up, too many
- * connections) or not finishing a statement in time (57014: cancelled by statement_timeout,
- * DAYBOOK_PG_STATEMENT_TIMEOUT_MS, or by an operator).
- */
-const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+/** PostgreSQL's codes for a server going away: admin or crash shutdown, starting up, too many connections. */
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
 /** Node's socket errors for a server that cannot be reached or hung up. */
 const SOCKET_CODES = new Set([
   'ECONNREFUSED',
