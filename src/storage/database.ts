@@ -256,25 +256,25 @@ function boundingStatements(pool: pg.Pool, limit: StatementLimit): ClientPool {
 function givingUpUnanswered(client: pg.PoolClient, limit: StatementLimit): QueryFunction {
   const send = client.query.bind(client) as QueryFunction;
   let unanswered: Error | null = null;
-  const query: QueryFunction = async (config, values) => {
-    if (unanswered) throw unanswered;
-    const wait = limit.ms > 0 ? limit.ms + UNANSWERED_GRACE_MS : STATEMENT_WAIT_MS;
-    // A cursor (an object that submits itself) keeps the pool's query_timeout.
-    const bounded =
-      typeof (config as { submit?: unknown }).submit === 'function'
-        ? config
-        : { ...(typeof config === 'string' ? { text: config } : (config as object)), query_timeout: wait };
-    try {
-      return await send(bounded, values);
-    } catch (err) {
-      if ((err as Error).message === UNANSWERED && unanswered === null) {
-        unanswered = err as Error;
-        // With a statement under way, end() closes the socket at once (it does not wait for
-        // the server); the pool sees the client ending and drops it when it is released.
-        client.end().catch(() => {});
-      }
-      throw err;
+  const givenUp = (err: Error) => {
+    if (err.message === UNANSWERED && unanswered === null) {
+      unanswered = err;
+      // With a statement under way, end() closes the socket at once (it does not wait for the
+      // server); the pool sees the client ending and drops it when it is released.
+      client.end().catch(() => {});
     }
+    throw err;
+  };
+  // Not async, and no copy beyond the one object pg needs: this runs for every statement.
+  const query: QueryFunction = (config, values) => {
+    if (unanswered) return Promise.reject(unanswered);
+    const wait = limit.ms > 0 ? limit.ms + UNANSWERED_GRACE_MS : STATEMENT_WAIT_MS;
+    let bounded: unknown;
+    if (typeof config === 'string') bounded = { text: config, query_timeout: wait };
+    // A cursor (an object that submits itself) keeps the pool's query_timeout.
+    else if (typeof (config as { submit?: unknown }).submit === 'function') bounded = config;
+    else bounded = { ...(config as object), query_timeout: wait };
+    return send(bounded, values).catch(givenUp);
   };
   (client as { query: unknown }).query = query;
   return query;
