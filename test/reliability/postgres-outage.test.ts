@@ -9,7 +9,8 @@
  *
  * The test runs a PostgreSQL cluster of its own (initdb into a temporary directory, on a free
  * port), never the shared server; it is skipped where initdb is not installed, and in
- * `npm run test:fast` (SQLite only).
+ * `npm run test:fast` (SQLite only). A server that stops answering with its connections open
+ * is postgres-freeze.test.ts.
  */
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
