@@ -14,6 +14,8 @@ export interface Config {
   summaryIntervalSeconds: number;
   /** Worker threads building large reports; 0 builds them on the server's own thread. */
   reportWorkers: number;
+  /** PostgreSQL: the longest a statement of a request may run (storage/database.ts, setStatementTimeout). */
+  pgStatementTimeoutMs: number;
   /** Client addresses from X-Forwarded-For (behind a reverse proxy). */
   trustProxy: boolean;
   /** The longest gap between heartbeats that still counts as time spent (decisions §8.6). */
@@ -76,6 +78,17 @@ function choice<T extends string>(env: NodeJS.ProcessEnv, name: string, fallback
  */
 export function pgPoolSize(env: NodeJS.ProcessEnv = process.env): number {
   return integer(env, 'DAYBOOK_PG_POOL_SIZE', 10, 1);
+}
+
+/** The longest a PostgreSQL timeout may be set to: a day, well within what a timer can wait. */
+const MAX_DATABASE_WAIT_MS = 86_400_000;
+
+/**
+ * How long a PostgreSQL connection is waited for (`DAYBOOK_PG_CONNECT_TIMEOUT_MS`): a free one of
+ * the pool, or a new one to be opened. Read where the pool is made, like the pool's size.
+ */
+export function pgConnectTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  return integer(env, 'DAYBOOK_PG_CONNECT_TIMEOUT_MS', 5000, 100, MAX_DATABASE_WAIT_MS);
 }
 
 /** The longest wait a timer can hold (2^31 - 1 ms); a longer one fires at once, over and over. */
@@ -141,6 +154,7 @@ function corsOrigins(env: NodeJS.ProcessEnv): string[] {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   pgPoolSize(env);
+  pgConnectTimeoutMs(env);
   demoSetting(env);
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
@@ -153,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: choice(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
     summaryIntervalSeconds: integer(env, 'DAYBOOK_SUMMARY_INTERVAL_SECONDS', 300, 0, MAX_SUMMARY_INTERVAL_SECONDS),
     reportWorkers: integer(env, 'DAYBOOK_REPORT_WORKERS', Math.min(4, availableParallelism()), 0),
+    pgStatementTimeoutMs: integer(env, 'DAYBOOK_PG_STATEMENT_TIMEOUT_MS', 5000, 100, MAX_DATABASE_WAIT_MS),
     trustProxy: choice(env, 'DAYBOOK_TRUST_PROXY', 'false', ['true', 'false']) === 'true',
     heartbeatTimeoutMinutes: integer(env, 'DAYBOOK_HEARTBEAT_TIMEOUT_MINUTES', 15, 1, 1440),
     corsOrigins: corsOrigins(env),

@@ -27,8 +27,10 @@ export async function startServer(
   const storage = openStorage(config.databaseUrl);
   await migrate(storage);
   const firstRun = await seedDemoOnFirstRun(storage, { env, now: Date.now(), log: say });
-  // From here on, requests: no statement may hold the process while an import writes.
+  // From here on, requests: no statement may hold the process while an import writes, nor
+  // wait long on a PostgreSQL server that stopped answering.
   storage.sqlite?.setBusyTimeout(SERVING_BUSY_TIMEOUT_MS);
+  storage.setStatementTimeout?.(config.pgStatementTimeoutMs);
   // Redis going away and coming back is told in the server's log, as JSON lines like the rest.
   let log: FastifyBaseLogger | null = null;
   const rateLimiter = createRateLimiter(config.redisUrl, (usingRedis, reason) => {

@@ -181,6 +181,15 @@ function isDatabaseBusy(error: { code?: string }): boolean {
   return typeof error.code === 'string' && error.code.startsWith('SQLITE_BUSY');
 }
 
+/**
+ * PostgreSQL cancelled the statement (57014): it ran past DAYBOOK_PG_STATEMENT_TIMEOUT_MS, or an
+ * operator cancelled it. The database answers, too slowly; a report worker's failure carries
+ * the code in its cause.
+ */
+function isStatementCancelled(error: { code?: string; cause?: unknown }): boolean {
+  return error.code === '57014' || (error.cause as { code?: unknown } | undefined)?.code === '57014';
+}
+
 const UNSUPPORTED_CHARSET = 'Unsupported Media Type: send application/json in UTF-8';
 /** Refuses bytes that are not UTF-8 instead of replacing them. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -415,6 +424,15 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
       // SQLite: another process (an import) holds the write lock for longer than a write waits.
       request.log.warn({ code: error.code }, 'database busy');
       return reply.code(503).header('retry-after', '5').send(failureBody(DATABASE_BUSY));
+    }
+    if (isStatementCancelled(error)) {
+      // Not an outage: the database answers, but not within the statement timeout. One line
+      // without a stack, so that an operator sees statements being cut.
+      request.log.warn({ reason: error.message }, 'database statement cancelled (DAYBOOK_PG_STATEMENT_TIMEOUT_MS)');
+      return reply
+        .code(503)
+        .header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS))
+        .send(failureBody(DATABASE_UNAVAILABLE));
     }
     if (deps.storage.health.suspect(error)) {
       // PostgreSQL restarting, failing over, or a connection cut: the outage is logged once when

@@ -16,8 +16,8 @@ export interface FailureBody {
 }
 
 /**
- * The 503 of a database that cannot be reached (a restart, a failover, a connection cut), from
- * every route and /readyz alike (docs/api.md, "Errors").
+ * The 503 of a database that cannot be reached or does not answer in time (a restart, a failover,
+ * a connection cut, a hung server), from every route and /readyz alike (docs/api.md, "Errors").
  */
 export const DATABASE_UNAVAILABLE = 'Database unavailable';
 /** Seconds a 503 `Database unavailable` tells the client to wait (Retry-After). */

@@ -24,7 +24,7 @@ const DESCRIPTION = `Daybook's HTTP JSON API: activity reports, formatted summar
 
 Every endpoint except this document, /docs and the health checks /healthz and /readyz needs an API key in the \`x-api-key\` header (never in the query string or body). Each operation names the scope it needs (\`x-required-scope\`, also in its description) and, where it applies, the plan (\`x-required-plan\`).
 
-Every success body is \`{"success": true, ...}\`; every failure is \`{"success": false, "error": "<message>", "message": "<message>"}\` (\`message\` the same text as \`error\`, for clients that show only a body's message). Checks run in this order: unknown path 404, wrong method 405, key 401, rate limit 429, scope 403, plan 403, validation 400, missing resource 404. Authenticated responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`. Any endpoint may answer 503 \`Database unavailable\` with \`Retry-After\` while the database cannot be reached (a restart, a failover); retry after the given seconds.`;
+Every success body is \`{"success": true, ...}\`; every failure is \`{"success": false, "error": "<message>", "message": "<message>"}\` (\`message\` the same text as \`error\`, for clients that show only a body's message). Checks run in this order: unknown path 404, wrong method 405, key 401, rate limit 429, scope 403, plan 403, validation 400, missing resource 404. Authenticated responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`. Any endpoint may answer 503 \`Database unavailable\` with \`Retry-After\` while the database cannot be reached or does not answer in time (a restart, a failover, a hung server); retry after the given seconds.`;
 
 const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="150" height="40" viewBox="0 0 150 40">
 <rect x="2" y="6" width="28" height="28" rx="6" fill="#6C63FF"/><path d="M9 14h14M9 20h14M9 26h9" stroke="#fff" stroke-width="3" stroke-linecap="round"/>
@@ -57,7 +57,7 @@ function statusDescription(status: string, scope: Scope | undefined, plan: strin
     case '429':
       return '`rate_limited`: over the per-key budget; retry after `retryAfterSec` seconds (also sent as `Retry-After`).';
     case '503':
-      return "`Database unavailable`: the database cannot be reached (a restart, a failover); or, on SQLite, another process (an import) holds the database's write lock for more than 5 s. Retry after `Retry-After` seconds.";
+      return "`Database unavailable`: the database cannot be reached or does not answer in time (a restart, a failover, a hung server); or, on SQLite, another process (an import) holds the database's write lock for more than 5 s. Retry after `Retry-After` seconds.";
     case '500':
       return '`Internal Server Error`: an unexpected failure (details are logged, never returned).';
     default:

@@ -33,7 +33,10 @@ const reportRoutes: RouteModule = (app, deps) => {
   // An in-memory SQLite database exists only on this thread's connection.
   const workers =
     deps.config.reportWorkers > 0 && !deps.storage.inMemory
-      ? new ReportWorkers(deps.config.databaseUrl, deps.config.reportWorkers)
+      ? new ReportWorkers(
+          { databaseUrl: deps.config.databaseUrl, statementTimeoutMs: deps.config.pgStatementTimeoutMs },
+          deps.config.reportWorkers,
+        )
       : null;
   if (workers) app.addHook('onClose', () => workers.close());
   app.post(

@@ -15,7 +15,7 @@ import {
   sql,
 } from 'kysely';
 import pg from 'pg';
-import { pgPoolSize } from '../config.ts';
+import { pgConnectTimeoutMs, pgPoolSize } from '../config.ts';
 import { DatabaseHealth } from './health.ts';
 import type { Database } from './schema.ts';
 
@@ -30,6 +30,13 @@ export interface Storage {
   poolStats?: () => { total: number; idle: number; waiting: number };
   /** An in-memory SQLite database: it exists only on this connection (no other thread or process sees it). */
   inMemory: boolean;
+  /**
+   * PostgreSQL only: from now on the server cancels a statement still running after `ms`, and
+   * one it does not answer at all (frozen, out of reach) is given up UNANSWERED_GRACE_MS later,
+   * its connection closed (boundingStatements). For serving; migrations and imports, whose
+   * statements may take minutes, run without it.
+   */
+  setStatementTimeout?: (ms: number) => void;
   /**
    * SQLite only: statements on the one connection, for a read that consumes its rows one at a
    * time as SQLite steps (`iterate()`) instead of as one array. Use it only inside
@@ -82,18 +89,22 @@ pg.types.setTypeParser(20, (value) => Number(value));
 export function openStorage(url: string): Storage {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     // A server that stops answering fails the requests that wait on it instead of holding them
-    // (and a shutdown) forever: 10 s to get a connection, 120 s for one statement (reports
-    // read in statements of a few hundred rows; the longest, an import's ANALYZE, takes seconds).
+    // (and a shutdown) forever: a connection is waited for DAYBOOK_PG_CONNECT_TIMEOUT_MS, and a
+    // statement STATEMENT_WAIT_MS until the serving process bounds it (setStatementTimeout).
+    const connectTimeoutMs = pgConnectTimeoutMs();
     const pool = new pg.Pool({
       connectionString: url,
       max: pgPoolSize(),
-      connectionTimeoutMillis: 10_000,
-      query_timeout: 120_000,
+      connectionTimeoutMillis: connectTimeoutMs,
+      query_timeout: STATEMENT_WAIT_MS,
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingStatements(pool) }) });
+    const limit: StatementLimit = { ms: 0 };
+    const db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: preparingStatements(boundingStatements(pool, limit)) }),
+    });
     // The watch asks on a connection of its own: a pooled one may be one the server has just
     // closed (pg_terminate_backend) though it answers new ones.
-    const health = new DatabaseHealth(() => pingAlone(url));
+    const health = new DatabaseHealth(() => pingAlone(url, connectTimeoutMs));
     // A connection the server closes (a restart, a failover, pg_terminate_backend) emits
     // 'error' on its client: pg-pool listens only while the client is idle, and an 'error' with
     // no listener ends the process. Every client gets a listener of its own for its whole life;
@@ -112,6 +123,9 @@ export function openStorage(url: string): Storage {
       describe: `postgres://${parsed.host}${parsed.pathname}`,
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       inMemory: false,
+      setStatementTimeout: (ms) => {
+        limit.ms = ms;
+      },
       health,
       ping: () => ping(db),
       close: () => {
@@ -159,9 +173,12 @@ async function ping(db: Kysely<Database>): Promise<void> {
   await sql`select 1`.execute(db);
 }
 
-/** A trivial query on a new connection to the PostgreSQL server of `url`, closed after it. */
-async function pingAlone(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000, query_timeout: 5000 });
+/**
+ * A trivial query on a new connection to the PostgreSQL server of `url`, closed after it; each
+ * step waited for at most `timeoutMs`.
+ */
+async function pingAlone(url: string, timeoutMs: number): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
   client.on('error', () => {});
   try {
     await client.connect();
@@ -169,6 +186,98 @@ async function pingAlone(url: string): Promise<void> {
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+/**
+ * How long a statement's answer is waited for before setStatementTimeout: the longest statements
+ * of a migration or an import (an ANALYZE, a migration that rewrites a table) take seconds or more.
+ */
+const STATEMENT_WAIT_MS = 120_000;
+
+/**
+ * How much longer than the statement timeout an answer is waited for. A server that is alive
+ * cancels the statement itself (57014), which leaves the connection clean; only one that does
+ * not answer at all is given up on by the client.
+ */
+const UNANSWERED_GRACE_MS = 1000;
+
+/** pg's message for an answer not received within `query_timeout`. */
+const UNANSWERED = 'Query read timeout';
+
+/** The statement timeout of the connections' sessions, in ms; 0: the server's own setting. */
+interface StatementLimit {
+  ms: number;
+}
+
+interface ClientPool {
+  connect(): Promise<pg.PoolClient>;
+  end(): Promise<void>;
+}
+
+type QueryFunction = (config: unknown, values?: unknown) => Promise<pg.QueryResult>;
+
+/**
+ * Bounds every statement on the pool's connections by `limit`: the server's statement_timeout,
+ * set on a connection before it is handed out, and the client's wait for an answer,
+ * UNANSWERED_GRACE_MS longer. A connection whose answer never came is in the middle of a
+ * statement, perhaps of a transaction: returned to the pool, the next request would wait
+ * behind that statement or run inside that transaction. It is closed at once instead (the
+ * server rolls back what was open on it), and what else is asked on it before the pool drops
+ * it at its release (the transaction's rollback) fails at once with the same error.
+ */
+function boundingStatements(pool: pg.Pool, limit: StatementLimit): ClientPool {
+  const queries = new WeakMap<pg.PoolClient, QueryFunction>();
+  const applied = new WeakMap<pg.PoolClient, number>();
+  return {
+    end: () => pool.end(),
+    async connect() {
+      const client = await pool.connect();
+      let query = queries.get(client);
+      if (query === undefined) {
+        query = givingUpUnanswered(client, limit);
+        queries.set(client, query);
+        applied.set(client, 0);
+      }
+      if (limit.ms !== applied.get(client)) {
+        try {
+          await query('select set_config($1, $2, false)', ['statement_timeout', String(limit.ms)]);
+        } catch (err) {
+          client.release(err as Error);
+          throw err;
+        }
+        applied.set(client, limit.ms);
+      }
+      return client;
+    },
+  };
+}
+
+/** Replaces the client's query with one bounded as boundingStatements says; returns it. */
+function givingUpUnanswered(client: pg.PoolClient, limit: StatementLimit): QueryFunction {
+  const send = client.query.bind(client) as QueryFunction;
+  let unanswered: Error | null = null;
+  const givenUp = (err: Error) => {
+    if (err.message === UNANSWERED && unanswered === null) {
+      unanswered = err;
+      // With a statement under way, end() closes the socket at once (it does not wait for the
+      // server); the pool sees the client ending and drops it when it is released.
+      client.end().catch(() => {});
+    }
+    throw err;
+  };
+  // Not async, and no copy beyond the one object pg needs: this runs for every statement.
+  const query: QueryFunction = (config, values) => {
+    if (unanswered) return Promise.reject(unanswered);
+    const wait = limit.ms > 0 ? limit.ms + UNANSWERED_GRACE_MS : STATEMENT_WAIT_MS;
+    let bounded: unknown;
+    if (typeof config === 'string') bounded = { text: config, query_timeout: wait };
+    // A cursor (an object that submits itself) keeps the pool's query_timeout.
+    else if (typeof (config as { submit?: unknown }).submit === 'function') bounded = config;
+    else bounded = { ...(config as object), query_timeout: wait };
+    return send(bounded, values).catch(givenUp);
+  };
+  (client as { query: unknown }).query = query;
+  return query;
 }
 
 /** Most statement texts a process names (and so keeps prepared on each connection). */
@@ -189,7 +298,7 @@ const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
  * prepared statement fails with "cached plan must not change result type" once a migration of
  * another process changes the columns it returns: that text is then run unnamed from then on.
  */
-function preparingStatements(pool: pg.Pool): PostgresPool {
+function preparingStatements(pool: ClientPool): PostgresPool {
   const names = new Map<string, string | null>();
   const nameOf = (text: string): string | null => {
     let name = names.get(text);

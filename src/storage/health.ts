@@ -1,6 +1,6 @@
 /**
  * Whether the database can be reached, told once per change. A PostgreSQL server that restarts,
- * fails over or cuts a connection makes requests fail with connection errors
+ * fails over, cuts a connection or stops answering makes requests fail with connection errors
  * (isDatabaseUnavailable): each is answered 503, and the first one makes this watch ask the
  * database at once whether it answers. A lost connection on a database that still answers
  * (pg_terminate_backend, an idle connection closed) is no outage and changes nothing; one that
@@ -24,9 +24,12 @@ const SOCKET_CODES = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
 ]);
-/** pg's and pg-pool's own messages for a connection that ended or could not be had in time. */
+/**
+ * pg's and pg-pool's own messages for a connection that ended or could not be had in time, and
+ * for a statement whose answer did not come in time (a server frozen or out of reach).
+ */
 const UNAVAILABLE_MESSAGE =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Connection ended unexpectedly)/;
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Connection ended unexpectedly|Query read timeout)/;
 
 /**
  * True for an error that means the database cannot be reached now (down, restarting, failing

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { demoSetting, loadConfig } from '../../src/config.ts';
+import { demoSetting, loadConfig, pgConnectTimeoutMs } from '../../src/config.ts';
 import { runDaybook } from './daybook-cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'daybook-config-'));
@@ -37,6 +37,14 @@ const BAD: [Record<string, string>, string][] = [
   [{ DAYBOOK_TRUST_PROXY: 'yes' }, 'DAYBOOK_TRUST_PROXY must be one of true, false (got "yes")'],
   [{ DAYBOOK_PG_POOL_SIZE: '0' }, 'DAYBOOK_PG_POOL_SIZE must be an integer of at least 1 (got "0")'],
   [{ DAYBOOK_PG_POOL_SIZE: 'abc' }, 'DAYBOOK_PG_POOL_SIZE must be an integer of at least 1 (got "abc")'],
+  [
+    { DAYBOOK_PG_STATEMENT_TIMEOUT_MS: '50' },
+    'DAYBOOK_PG_STATEMENT_TIMEOUT_MS must be an integer from 100 to 86400000 (got "50")',
+  ],
+  [
+    { DAYBOOK_PG_CONNECT_TIMEOUT_MS: '0' },
+    'DAYBOOK_PG_CONNECT_TIMEOUT_MS must be an integer from 100 to 86400000 (got "0")',
+  ],
   [{ DAYBOOK_RATE_LIMIT_PER_MINUTE: '0' }, 'DAYBOOK_RATE_LIMIT_PER_MINUTE must be an integer of at least 1 (got "0")'],
   // Digits only: Number() would read these as 80 and 1000.
   [{ PORT: '0x50' }, 'PORT must be an integer from 0 to 65535 (got "0x50")'],
@@ -66,8 +74,10 @@ test('the defaults and limits the documentation gives', () => {
       config.keyCacheMs,
       config.summaryIntervalSeconds,
       config.redisUrl,
+      config.pgStatementTimeoutMs,
+      pgConnectTimeoutMs({}),
     ],
-    [120, 30, 2000, 300, null],
+    [120, 30, 2000, 300, null, 5000, 5000],
   );
   assert.equal(loadConfig({ DAYBOOK_SUMMARY_INTERVAL_SECONDS: '2147483' }).summaryIntervalSeconds, 2147483);
   assert.equal(

@@ -9,20 +9,13 @@
  *
  * The test runs a PostgreSQL cluster of its own (initdb into a temporary directory, on a free
  * port), never the shared server; it is skipped where initdb is not installed, and in
- * `npm run test:fast` (SQLite only).
+ * `npm run test:fast` (SQLite only). A server that stops answering with its connections open
+ * is postgres-freeze.test.ts.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import type { FastifyLoggerOptions } from 'fastify';
-import pg from 'pg';
 import { loadConfig } from '../../src/config.ts';
 import { importDataset } from '../../src/dataset/import.ts';
 import { buildApp, loggerOptions } from '../../src/http/app.ts';
@@ -31,95 +24,9 @@ import type { App } from '../../src/http/types.ts';
 import { startSummaryScheduler, type SummaryScheduler } from '../../src/services/summaries/scheduler.ts';
 import { migrate, openStorage, type Storage } from '../../src/storage/database.ts';
 import { DEFAULT_NOW, DIALECTS, EXAMPLE, KEYS } from '../helper.ts';
+import { Cluster, NO_CLUSTER } from './cluster.ts';
 
-const run = promisify(execFile);
 const DAY = 86_400_000;
-
-/** initdb and pg_ctl of the newest PostgreSQL installed, or null. */
-function postgresBin(): string | null {
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return null;
-  const versions = readdirSync(root)
-    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions[0] === undefined ? null : join(root, versions[0], 'bin');
-}
-
-const bin = postgresBin();
-/** initdb refuses root: the cluster then belongs to the system's postgres user. */
-const asRoot = process.getuid?.() === 0;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** A PostgreSQL cluster in a temporary directory, on its own port. */
-class Cluster {
-  readonly dir: string;
-  readonly port: number;
-
-  constructor(dir: string, port: number) {
-    this.dir = dir;
-    this.port = port;
-  }
-
-  static async create(): Promise<Cluster> {
-    const dir = await mkdtemp(join(tmpdir(), 'daybook-outage-'));
-    if (asRoot) {
-      const { stdout } = await run('id', ['-u', 'postgres']);
-      const { stdout: group } = await run('id', ['-g', 'postgres']);
-      await chown(dir, Number(stdout.trim()), Number(group.trim()));
-    }
-    const cluster = new Cluster(dir, await freePort());
-    await cluster.tool('initdb', ['-D', cluster.data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
-    await cluster.start();
-    return cluster;
-  }
-
-  get data(): string {
-    return join(this.dir, 'data');
-  }
-
-  url(database: string): string {
-    return `postgres://postgres@127.0.0.1:${this.port}/${database}`;
-  }
-
-  async tool(name: string, args: string[]): Promise<void> {
-    const program = join(bin!, name);
-    if (asRoot) await run('runuser', ['-u', 'postgres', '--', program, ...args]);
-    else await run(program, args);
-  }
-
-  start(): Promise<void> {
-    const options = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
-    return this.tool('pg_ctl', ['-D', this.data, '-o', options, '-l', join(this.dir, 'log'), '-w', 'start']);
-  }
-
-  stop(): Promise<void> {
-    return this.tool('pg_ctl', ['-D', this.data, '-m', 'fast', '-w', 'stop']);
-  }
-
-  /** One statement on the `postgres` database, on a connection of its own. */
-  async admin(statement: string, values: unknown[] = []): Promise<pg.QueryResult> {
-    const client = new pg.Client({ connectionString: this.url('postgres') });
-    client.on('error', () => {});
-    await client.connect();
-    try {
-      return await client.query(statement, values);
-    } finally {
-      await client.end();
-    }
-  }
-
-  async remove(): Promise<void> {
-    await this.stop().catch(() => {});
-    await rm(this.dir, { recursive: true, force: true });
-  }
-}
 
 interface Answer {
   status: number;
@@ -140,11 +47,7 @@ const LOAD = [
 ] as const;
 
 /** Skipped where initdb is missing, and where PostgreSQL is not among the dialects tested (npm run test:fast). */
-const skip = !DIALECTS.includes('postgres')
-  ? 'PostgreSQL is not among DAYBOOK_TEST_DIALECTS'
-  : bin === null
-    ? 'initdb is not installed'
-    : false;
+const skip = !DIALECTS.includes('postgres') ? 'PostgreSQL is not among DAYBOOK_TEST_DIALECTS' : (NO_CLUSTER ?? false);
 
 describe('PostgreSQL going away', { skip }, () => {
   let cluster: Cluster;

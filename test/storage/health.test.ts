@@ -22,6 +22,8 @@ test('connection errors are told from errors of a statement', () => {
     new Error('Connection terminated due to connection timeout'),
     new Error('timeout exceeded when trying to connect'),
     new Error('Client has encountered a connection error and is not queryable'),
+    // A server frozen or out of reach: no answer within the statement's wait.
+    new Error('Query read timeout'),
     new AggregateError([coded('ECONNREFUSED'), coded('ECONNREFUSED')]),
     new Error('report worker failed: Connection terminated unexpectedly', { cause: coded('57P01') }),
   ]) {
@@ -30,6 +32,9 @@ test('connection errors are told from errors of a statement', () => {
   for (const err of [
     coded('23505', 'duplicate key value violates unique constraint'),
     coded('42P01'),
+    // The server answers: it cancelled a statement that ran too long (answered 503 all the same,
+    // http/app.ts, but no outage).
+    coded('57014', 'canceling statement due to statement timeout'),
     coded('SQLITE_BUSY'),
     coded('SQLITE_CONSTRAINT'),
     new Error('something else'),

@@ -8,9 +8,12 @@ import { openStorage } from '../../storage/database.ts';
 import { buildReport } from './report.ts';
 import { EncodedReport } from './activity.ts';
 import { parseReportRequest } from './request.ts';
-import type { ReportJob, WorkerAnswer } from './workers.ts';
+import type { ReportJob, WorkerAnswer, WorkerSetup } from './workers.ts';
 
-const storage = openStorage((workerData as { databaseUrl: string }).databaseUrl);
+const setup = workerData as WorkerSetup;
+const storage = openStorage(setup.databaseUrl);
+// A worker only serves requests: its statements are bounded like the server thread's.
+storage.setStatementTimeout?.(setup.statementTimeoutMs);
 
 /** The bytes of a body as ArrayBuffers of their own, which can be moved to another thread. */
 function movable(buffers: Buffer[]): ArrayBuffer[] {

@@ -23,6 +23,12 @@ export interface ReportJob {
   now: number;
 }
 
+/** What a worker is started with: its database, and how long a statement may run on it (PostgreSQL). */
+export interface WorkerSetup {
+  databaseUrl: string;
+  statementTimeoutMs: number;
+}
+
 /** What a worker answers: the response body, or the error to answer with. */
 export type WorkerAnswer =
   | { id: number; chunks: ArrayBuffer[] }
@@ -49,8 +55,8 @@ class PoolWorker {
   readonly pending = new Map<number, Pending>();
   readonly thread: Worker;
 
-  constructor(databaseUrl: string, onExit: (worker: PoolWorker) => void) {
-    this.thread = new Worker(new URL('./worker.ts', import.meta.url), { workerData: { databaseUrl } });
+  constructor(setup: WorkerSetup, onExit: (worker: PoolWorker) => void) {
+    this.thread = new Worker(new URL('./worker.ts', import.meta.url), { workerData: setup });
     this.thread.on('message', (answer: WorkerAnswer) => this.settle(answer));
     this.thread.on('error', (err) => this.failAll(err));
     this.thread.on('exit', () => {
@@ -82,19 +88,19 @@ class PoolWorker {
 
 export class ReportWorkers {
   private readonly workers: PoolWorker[] = [];
-  private readonly databaseUrl: string;
+  private readonly setup: WorkerSetup;
   private readonly size: number;
   private nextId = 1;
   private closing = false;
 
   /** Workers start with the first large report, so a server that never builds one pays nothing. */
-  constructor(databaseUrl: string, size: number) {
-    this.databaseUrl = databaseUrl;
+  constructor(setup: WorkerSetup, size: number) {
+    this.setup = setup;
     this.size = size;
   }
 
   private spawn(): PoolWorker {
-    return new PoolWorker(this.databaseUrl, (gone) => {
+    return new PoolWorker(this.setup, (gone) => {
       const index = this.workers.indexOf(gone);
       // A worker that died is replaced, so one failure costs only the reports it was building.
       if (index !== -1 && !this.closing) this.workers[index] = this.spawn();
