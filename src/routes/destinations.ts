@@ -58,13 +58,51 @@ const destinationRoutes: RouteModule = (app, deps) => {
           'Each summary of the chosen levels is delivered once, when it is first built (and again when rebuilt, with `updates`). A `webhook` answer carries its signing `secret` this once.',
         tags,
         body: CreateDestinationBody,
-        response: { 201: CreatedDestinationResponse, ...errorResponses() },
+        response: { 201: CreatedDestinationResponse, ...errorResponses(409) },
       },
     },
     async (request, reply) => {
       const created = await createDestination(deps.storage, request.auth.user.id, request.body, settings, deps.now());
       return reply.code(201).send({ success: true as const, ...created });
     },
+  );
+
+  // Before /destinations/:id, so that /docs lists them before its DELETE (its examples run in that order).
+  app.post(
+    '/destinations/:id/test',
+    {
+      config,
+      schema: {
+        summary: 'Send a sample summary to the destination now',
+        description:
+          'One attempt, answered with how it went (`delivered`, the status and error). Listed with the deliveries; not retried.',
+        tags,
+        params: DestinationParams,
+        response: { 200: TestDeliveryResponse, ...errorResponses(404) },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      ...(await testDestination(deps.storage, request.auth.user, request.params.id, settings, deps.now())),
+    }),
+  );
+
+  app.get(
+    '/destinations/:id/deliveries',
+    {
+      config,
+      schema: {
+        summary: 'Recent delivery attempts to the destination, newest first',
+        tags,
+        params: DestinationParams,
+        querystring: DeliveriesQuery,
+        response: { 200: DeliveriesResponse, ...errorResponses(404) },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      attempts: await deliveriesOf(deps.storage, request.auth.user.id, request.params.id, request.query.limit ?? 50),
+    }),
   );
 
   app.get(
@@ -125,43 +163,6 @@ const destinationRoutes: RouteModule = (app, deps) => {
       await removeDestination(deps.storage, request.auth.user.id, request.params.id);
       return { success: true as const };
     },
-  );
-
-  app.post(
-    '/destinations/:id/test',
-    {
-      config,
-      schema: {
-        summary: 'Send a sample summary to the destination now',
-        description:
-          'One attempt, answered with how it went (`delivered`, the status and error). Listed with the deliveries; not retried.',
-        tags,
-        params: DestinationParams,
-        response: { 200: TestDeliveryResponse, ...errorResponses(404) },
-      },
-    },
-    async (request) => ({
-      success: true as const,
-      ...(await testDestination(deps.storage, request.auth.user, request.params.id, settings, deps.now())),
-    }),
-  );
-
-  app.get(
-    '/destinations/:id/deliveries',
-    {
-      config,
-      schema: {
-        summary: 'Recent delivery attempts to the destination, newest first',
-        tags,
-        params: DestinationParams,
-        querystring: DeliveriesQuery,
-        response: { 200: DeliveriesResponse, ...errorResponses(404) },
-      },
-    },
-    async (request) => ({
-      success: true as const,
-      attempts: await deliveriesOf(deps.storage, request.auth.user.id, request.params.id, request.query.limit ?? 50),
-    }),
   );
 };
 

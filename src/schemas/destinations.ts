@@ -4,6 +4,10 @@
  * a blank name, and the number of destinations per user.
  */
 import Type, { type Static } from 'typebox';
+import { recordId } from './record-fields.ts';
+
+/** The id of the example destination: created by POST /destinations's example, used by the others'. */
+const EXAMPLE_DESTINATION_ID = 'dst_example_slack';
 
 const DESTINATION_KINDS = ['slack', 'discord', 'webhook'] as const;
 export const DELIVERY_LEVELS = ['day', 'week', 'month', 'quarter', 'year'] as const;
@@ -54,6 +58,9 @@ const updates = Type.Boolean({
 
 export const CreateDestinationBody = Type.Object(
   {
+    id: Type.Optional(
+      recordId("The new destination's id, not used by any destination. Left out: one is made (`dst_…`)."),
+    ),
     kind,
     url,
     name: Type.Optional(name),
@@ -63,7 +70,12 @@ export const CreateDestinationBody = Type.Object(
   {
     description: 'Unknown fields are ignored.',
     examples: [
-      { kind: 'slack', url: 'https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXX', levels: ['day', 'week'] },
+      {
+        id: EXAMPLE_DESTINATION_ID,
+        kind: 'slack',
+        url: 'https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXX',
+        levels: ['day', 'week'],
+      },
     ],
     'x-error': { type: 'body must be a JSON object' },
   },
@@ -97,7 +109,7 @@ export const DestinationParams = Type.Object({
     minLength: 1,
     maxLength: 1000,
     description: 'One of the caller’s destinations (`dst_…`, from POST /destinations or GET /destinations).',
-    examples: ['dst_Qm9v3kX2bTq8LrW1yZp4'],
+    examples: [EXAMPLE_DESTINATION_ID],
   }),
 });
 

@@ -26,6 +26,11 @@ export async function findDestination(db: Db, userId: string, id: string): Promi
     .executeTakeFirst();
 }
 
+/** Whether any user has a destination of this id. */
+export async function destinationExists(db: Db, id: string): Promise<boolean> {
+  return (await db.selectFrom('destinations').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
 export async function countDestinations(db: Db, userId: string): Promise<number> {
   const row = await db
     .selectFrom('destinations')

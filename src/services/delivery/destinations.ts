@@ -17,11 +17,13 @@ import {
   countDestinations,
   type DestinationRow,
   deleteDestination,
+  destinationExists,
   findDestination,
   insertDestination,
   listDestinations,
   updateDestination,
 } from '../../storage/destinations.ts';
+import { quoted } from '../recording/rules.ts';
 import { firstNameOf, subjectOf } from '../summaries/summary.ts';
 import { maskUrl, resolvedProblem, urlProblem } from './address.ts';
 import { newDeliveryId } from './enqueue.ts';
@@ -92,7 +94,7 @@ export async function createDestination(
   checkName(body.name);
   await checkUrl(body.url, settings);
   const row: DestinationRow = {
-    id: newDestinationId(),
+    id: body.id ?? newDestinationId(),
     user_id: userId,
     kind: body.kind,
     name: body.name?.trim() ?? null,
@@ -111,6 +113,8 @@ export async function createDestination(
   await writeTransaction(storage, async (trx) => {
     if ((await countDestinations(trx, userId)) >= MAX_DESTINATIONS)
       throw badRequest(`A user has at most ${MAX_DESTINATIONS} destinations: delete one first`);
+    if (body.id !== undefined && (await destinationExists(trx, body.id)))
+      throw new ApiError(409, `Destination id already in use: ${quoted(body.id)}`);
     await insertDestination(trx, row);
   });
   return { destination: destinationView(row), ...(row.secret ? { secret: row.secret } : {}) };
