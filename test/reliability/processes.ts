@@ -34,15 +34,23 @@ export function daybook(args: string[], databaseUrl: string, env: Record<string,
   });
 }
 
+/**
+ * `daybook serve` on a free port, once it answers. `spawned` gets the process at once, for a test
+ * that must act on it before it answers (it works from its first moment: summaries, deliveries).
+ */
 export async function serve(
   databaseUrl: string,
   env: Record<string, string> = {},
+  spawned?: (child: ChildProcess) => void,
 ): Promise<{ child: ChildProcess; url: string; port: number }> {
   const port = await freePort();
   const child = daybook(['serve'], databaseUrl, { ...env, PORT: String(port), HOST: '127.0.0.1' });
+  spawned?.(child);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`the server exited with ${child.exitCode ?? child.signalCode}`);
+    }
     try {
       if ((await fetch(`${url}/healthz`)).ok) return { child, url, port };
     } catch {
