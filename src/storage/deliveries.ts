@@ -26,8 +26,8 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Adds a delivery; a pending one of the same summary to the same destination is superseded by
- * it (the receiver gets the newer content once rather than both).
+ * Adds a delivery; a pending one of the same summary to the same destination, unless a process
+ * is attempting it, is superseded by it (the receiver gets the newer content rather than both).
  */
 export async function enqueueDelivery(db: Db, row: Insertable<DeliveriesTable>): Promise<void> {
   if (row.level && row.period_start) {
@@ -38,6 +38,8 @@ export async function enqueueDelivery(db: Db, row: Insertable<DeliveriesTable>):
       .where('level', '=', row.level)
       .where('period_start', '=', row.period_start)
       .where('status', '=', 'pending')
+      // Not one a process is attempting right now: it may arrive, and then so does the new one.
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', row.created_at)]))
       .execute();
   }
   await db.insertInto('deliveries').values(row).execute();
