@@ -10,12 +10,13 @@ import type { AddressInfo } from 'node:net';
 import { after } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import type { Config } from '../../src/config.ts';
+import { Metrics } from '../../src/http/metrics.ts';
 import type { App } from '../../src/http/types.ts';
 import { DeliveryWorker } from '../../src/services/delivery/worker.ts';
 import { type GenerateStats, generateSummaries } from '../../src/services/summaries/generate.ts';
 import type { Dialect } from '../../src/storage/database.ts';
 import { tempFiles } from '../dataset/dataset-files.ts';
-import { type TestApp, call, createTestApp } from '../helper.ts';
+import { type TestApp, call, createTestApp, createTestDatabase } from '../helper.ts';
 
 /** Ann's keys: every scope delivery needs, recording, and one without `destinations:write`. */
 export const ANN = 'dbk_test_delivery_ann_0123456789abcdef01';
@@ -251,12 +252,14 @@ export interface DeliveryWorld {
  */
 export async function openWorld(
   dialect: Dialect,
-  options: { config?: Partial<Config>; now?: number; dataset?: object } = {},
+  options: { config?: Partial<Config>; now?: number; dataset?: object; metrics?: boolean } = {},
 ): Promise<DeliveryWorld> {
   let clock = options.now ?? MONDAY;
   const config: Partial<Config> = { deliveryAllowPrivate: true, deliveryTimeoutMs: 1000, ...options.config };
   const dataset = files.write(`delivery-${++written}.json`, options.dataset ?? world);
-  const t = await createTestApp(dialect, { dataset, now: clock, config });
+  const database = await createTestDatabase(dialect);
+  const metrics = options.metrics ? new Metrics(database.storage) : undefined;
+  const t = await createTestApp(dialect, { database, dataset, now: clock, config, ...(metrics && { metrics }) });
   const attempts: DeliveryWorld['attempts'] = [];
   const made: DeliveryWorld = {
     t,
@@ -279,7 +282,12 @@ export async function openWorld(
         allowPrivate,
         pollMs: 0,
         concurrency: 4,
-        metrics: { deliveryAttempt: (kind, outcome) => attempts.push({ kind, outcome }) },
+        metrics: {
+          deliveryAttempt: (kind, outcome) => {
+            attempts.push({ kind, outcome });
+            metrics?.deliveryAttempt(kind, outcome);
+          },
+        },
       });
       try {
         return await worker.runOnce();
@@ -288,7 +296,10 @@ export async function openWorld(
       }
     },
     attempts,
-    close: () => t.close(),
+    close: async () => {
+      await t.close();
+      await database.drop();
+    },
   };
   return made;
 }
