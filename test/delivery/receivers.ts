@@ -90,6 +90,11 @@ const files = tempFiles();
 after(() => files.remove());
 let written = 0;
 
+/** `doc` (the world by default) as a dataset file, removed when the tests end. */
+export function datasetFile(doc: object = world): string {
+  return files.write(`delivery-${++written}.json`, doc);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Receivers
 
@@ -256,7 +261,7 @@ export async function openWorld(
 ): Promise<DeliveryWorld> {
   let clock = options.now ?? MONDAY;
   const config: Partial<Config> = { deliveryAllowPrivate: true, deliveryTimeoutMs: 1000, ...options.config };
-  const dataset = files.write(`delivery-${++written}.json`, options.dataset ?? world);
+  const dataset = datasetFile(options.dataset);
   const database = await createTestDatabase(dialect);
   const metrics = options.metrics ? new Metrics(database.storage) : undefined;
   const t = await createTestApp(dialect, { database, dataset, now: clock, config, ...(metrics && { metrics }) });
