@@ -375,7 +375,7 @@ forEachDialect('summary delivery', (dialect) => {
   });
 
   test('a delivery failing for 3 days is given up; a destination failing for 3 days is disabled', async () => {
-    const hook = await createDestination(w, discord, { levels: ['week'] });
+    const hook = await createDestination(w, discord, { levels: ['week'], updates: true });
     discord.script(...Array.from({ length: 20 }, () => ({ status: 502, body: 'bad gateway' })));
     await w.generate();
     const t0 = w.now();
@@ -404,10 +404,15 @@ forEachDialect('summary delivery', (dialect) => {
     let shown = await destinationOf(w, hook.id);
     assert.deepEqual([shown.enabled, shown.failingSince], [true, iso(t0)], 'failing for less than 3 days yet');
 
-    // The next summary fails too, more than 3 days after the first failure.
-    w.setNow(Date.parse('2026-11-30T12:00:00Z'));
-    await record('a_next_week', '2026-11-24', 30);
+    // A rebuilt summary fails too: 2 s short of 3 days after the first failure the destination
+    // stays enabled; its retry 5 s later, past 3 days, disables it.
+    w.setNow(t0 + 3 * DAY - 2 * SECOND);
+    await record('a_late', '2026-11-20', 30);
     assert.equal((await w.generate()).deliveriesQueued, 1);
+    assert.equal(await w.deliver(), 1);
+    shown = await destinationOf(w, hook.id);
+    assert.deepEqual([shown.enabled, shown.disabledReason], [true, null]);
+    w.advance(5 * SECOND);
     assert.equal(await w.deliver(), 1);
     shown = await destinationOf(w, hook.id);
     assert.equal(shown.enabled, false);
@@ -416,6 +421,7 @@ forEachDialect('summary delivery', (dialect) => {
       `Every delivery failed for 3 days (since ${iso(t0)}); the last error: HTTP 502 Bad Gateway. Fix it and enable it again.`,
     );
     assert.equal(shown.disabledAt, iso(w.now()));
+    assert.equal((await attemptsOf(w, hook.id)).at(-1).event, 'summary.updated');
     // Disabled, its pending delivery waits.
     w.advance(DAY);
     assert.equal(await w.deliver(), 0);

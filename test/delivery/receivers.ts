@@ -99,14 +99,14 @@ export function datasetFile(doc: object = world): string {
 // Receivers
 
 /** How a receiver answers one request. */
-export type Answer =
+type Answer =
   | { status: number; headers?: Record<string, string>; body?: string }
   /** Never answers (until the receiver closes). */
   | { hang: true }
   /** Sends its status and headers at once, then a byte every 100 ms for `ms`. */
   | { slowBodyMs: number; status: number };
 
-export interface Received {
+interface Received {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
