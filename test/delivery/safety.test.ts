@@ -30,8 +30,8 @@ import {
   startReceiver,
 } from './receivers.ts';
 
-const refusal = (host: string, address: string) =>
-  `url must not point to a private, loopback or link-local address (${host} is ${address})`;
+/** The refusal of an address written in the URL (a name is told with what it resolves to). */
+const refusal = (address: string) => `url must not point to a private, loopback or link-local address (${address})`;
 
 forEachDialect('destination URLs without DAYBOOK_DELIVERY_ALLOW_PRIVATE', (dialect) => {
   let w: DeliveryWorld;
@@ -42,20 +42,20 @@ forEachDialect('destination URLs without DAYBOOK_DELIVERY_ALLOW_PRIVATE', (diale
 
   test('private, loopback, link-local and other non-public addresses are refused, naming url', async () => {
     const cases: [string, string | RegExp][] = [
-      ['https://127.0.0.1/hook', refusal('127.0.0.1', '127.0.0.1')],
-      ['https://127.1.2.3:8443/hook', refusal('127.1.2.3', '127.1.2.3')],
-      ['https://10.0.0.1/hook', refusal('10.0.0.1', '10.0.0.1')],
-      ['https://192.168.1.1/hook', refusal('192.168.1.1', '192.168.1.1')],
-      ['https://172.16.0.1/hook', refusal('172.16.0.1', '172.16.0.1')],
-      ['https://169.254.169.254/latest/meta-data', refusal('169.254.169.254', '169.254.169.254')],
-      ['https://[::1]/hook', refusal('[::1]', '::1')],
-      ['https://[::ffff:127.0.0.1]/hook', refusal('[::ffff:7f00:1]', '::ffff:7f00:1')],
-      ['https://[fd00::1]/hook', refusal('[fd00::1]', 'fd00::1')],
-      ['https://[fe80::1]/hook', refusal('[fe80::1]', 'fe80::1')],
-      ['https://0.0.0.0/hook', refusal('0.0.0.0', '0.0.0.0')],
-      ['https://100.64.0.1/hook', refusal('100.64.0.1', '100.64.0.1')],
+      ['https://127.0.0.1/hook', refusal('127.0.0.1')],
+      ['https://127.1.2.3:8443/hook', refusal('127.1.2.3')],
+      ['https://10.0.0.1/hook', refusal('10.0.0.1')],
+      ['https://192.168.1.1/hook', refusal('192.168.1.1')],
+      ['https://172.16.0.1/hook', refusal('172.16.0.1')],
+      ['https://169.254.169.254/latest/meta-data', refusal('169.254.169.254')],
+      ['https://[::1]/hook', refusal('::1')],
+      ['https://[::ffff:127.0.0.1]/hook', refusal('::ffff:7f00:1')],
+      ['https://[fd00::1]/hook', refusal('fd00::1')],
+      ['https://[fe80::1]/hook', refusal('fe80::1')],
+      ['https://0.0.0.0/hook', refusal('0.0.0.0')],
+      ['https://100.64.0.1/hook', refusal('100.64.0.1')],
       // The same loopback address written as one number: URL parsing makes it 127.0.0.1.
-      ['https://2130706433/hook', refusal('127.0.0.1', '127.0.0.1')],
+      ['https://2130706433/hook', refusal('127.0.0.1')],
       // A name is judged by what it resolves to.
       [
         'https://localhost/hook',
@@ -83,7 +83,7 @@ forEachDialect('destination URLs without DAYBOOK_DELIVERY_ALLOW_PRIVATE', (diale
         key: ANN,
         body: { url: 'https://169.254.169.254/latest' },
       });
-      assert.deepEqual([res.status, res.json], [400, failure(refusal('169.254.169.254', '169.254.169.254'))]);
+      assert.deepEqual([res.status, res.json], [400, failure(refusal('169.254.169.254'))]);
     }
     assert.equal(
       (await call(w.app, 'GET', `/destinations/${made.id}`, { key: ANN })).json.destination.url,
@@ -118,7 +118,7 @@ forEachDialect('deliveries to addresses no longer allowed', (dialect) => {
     const refused = (await attemptsOf(w, literal.id)).at(-1);
     assert.deepEqual(
       [refused.outcome, refused.statusCode, refused.error, refused.deliveryStatus, refused.nextAttemptAt],
-      ['refused', null, refusal('127.0.0.1', '127.0.0.1'), 'pending', new Date(MONDAY + 5 * SECOND).toISOString()],
+      ['refused', null, refusal('127.0.0.1'), 'pending', new Date(MONDAY + 5 * SECOND).toISOString()],
     );
     const resolved = (await attemptsOf(w, byName.id)).at(-1);
     assert.equal(resolved.outcome, 'refused');
