@@ -206,6 +206,66 @@ forEachDialect('summary delivery', (dialect) => {
     assert.equal(slack.requests.length, 2);
   });
 
+  test('a newer version of a summary supersedes one still waiting: the receiver gets only the newer', async () => {
+    const hook = await createDestination(w, webhook, { levels: ['week'], updates: true });
+    webhook.script({ status: 500, body: 'down' });
+    await w.generate();
+    assert.equal(await w.deliver(), 1);
+    const waiting = (await attemptsOf(w, hook.id)).at(-1);
+    assert.equal(waiting.deliveryStatus, 'pending');
+
+    w.advance(MINUTE);
+    await record('a_late', '2026-11-20', 20);
+    assert.equal((await w.generate()).deliveriesQueued, 1);
+    assert.equal(await w.deliver(), 1, 'only the newer version is attempted');
+    const listed = await attemptsOf(w, hook.id);
+    assert.deepEqual(
+      listed.map((a) => [a.deliveryId, a.event, a.outcome, a.deliveryStatus]),
+      [
+        [waiting.deliveryId, 'summary.created', 'failed', 'superseded'],
+        [listed[1].deliveryId, 'summary.updated', 'delivered', 'delivered'],
+      ],
+    );
+    assert.notEqual(listed[1].deliveryId, waiting.deliveryId);
+    w.advance(DAY);
+    assert.equal(await w.deliver(), 0, 'the superseded one is never tried again');
+    assert.equal(webhook.requests.length, 2);
+    assert.equal(webhook.requests[1]!.json.data.totalMinutes, 115);
+  });
+
+  test('summaries built before a destination existed are not delivered to it', async () => {
+    await w.generate();
+    const hook = await createDestination(w, webhook, { levels: ['day', 'week'] });
+    w.advance(HOUR);
+    await w.generate();
+    assert.equal(await w.deliver(), 0);
+    assert.equal(webhook.requests.length, 0);
+    assert.deepEqual(await attemptsOf(w, hook.id), []);
+  });
+
+  test('deliveries waiting while a destination is paused go out once it is enabled again', async () => {
+    const hook = await createDestination(w, slack, { levels: ['week'] });
+    slack.script({ status: 500 });
+    await w.generate();
+    assert.equal(await w.deliver(), 1);
+    const paused = await call(w.app, 'PATCH', `/destinations/${hook.id}`, { key: ANN, body: { enabled: false } });
+    assert.equal(paused.json.destination.enabled, false);
+    w.advance(HOUR);
+    assert.equal(await w.deliver(), 0, 'paused: its waiting delivery is not attempted');
+    assert.equal(slack.requests.length, 1);
+    assert.equal((await attemptsOf(w, hook.id)).at(-1).deliveryStatus, 'pending');
+    await call(w.app, 'PATCH', `/destinations/${hook.id}`, { key: ANN, body: { enabled: true } });
+    assert.equal(await w.deliver(), 1);
+    assert.equal(slack.requests.length, 2);
+    assert.deepEqual(
+      (await attemptsOf(w, hook.id)).map((a) => [a.attempt, a.outcome, a.deliveryStatus]),
+      [
+        [1, 'failed', 'delivered'],
+        [2, 'delivered', 'delivered'],
+      ],
+    );
+  });
+
   test('a summary of a period that ended more than 7 days before it was built is not delivered', async () => {
     const hook = await createDestination(w, webhook, { levels: ['day', 'week', 'month'] });
     // Friday 27 November: the 20th ended 7 days before, the 19th 8 days.
@@ -303,6 +363,29 @@ forEachDialect('summary delivery', (dialect) => {
     w.advance(SECOND);
     assert.equal(await w.deliver(), 1);
     assert.equal((await attemptsOf(w, hook.id)).at(-1).outcome, 'delivered');
+    assert.deepEqual([...webhook.countsById().values()], [3]);
+  });
+
+  test('Retry-After may be an HTTP date, and is honoured from 1 s to 24 h', async () => {
+    const hook = await createDestination(w, webhook, { levels: ['week'] });
+    await w.generate();
+    const next = async () => Date.parse((await attemptsOf(w, hook.id)).at(-1).nextAttemptAt) - w.now();
+
+    webhook.script({ status: 429, headers: { 'retry-after': new Date(Date.now() + 120_000).toUTCString() } });
+    assert.equal(await w.deliver(), 1);
+    // An HTTP date has whole seconds, read against the wall clock.
+    const wait = await next();
+    assert.ok(wait >= 118 * SECOND && wait <= 120 * SECOND, String(wait));
+
+    w.advance(wait);
+    webhook.script({ status: 429, headers: { 'retry-after': '0' } });
+    assert.equal(await w.deliver(), 1);
+    assert.equal(await next(), SECOND);
+
+    w.advance(SECOND);
+    webhook.script({ status: 429, headers: { 'retry-after': String(7 * 24 * 3600) } });
+    assert.equal(await w.deliver(), 1);
+    assert.equal(await next(), DAY);
     assert.deepEqual([...webhook.countsById().values()], [3]);
   });
 
