@@ -389,6 +389,30 @@ forEachDialect('summary delivery', (dialect) => {
     assert.deepEqual([...webhook.countsById().values()], [3]);
   });
 
+  test('a receiver that does not answer holds one of the worker’s slots, not the others’ deliveries', async () => {
+    const slow = await createDestination(w, webhook, { levels: ['week'] });
+    webhook.script({ status: 500 }, { hang: true });
+    await w.generate();
+    assert.equal(await w.deliver(), 1);
+    // Three summaries built later for another destination: due after the slow one's retry.
+    const fast = await createDestination(w, slack, { levels: ['day'] });
+    w.advance(MINUTE);
+    for (const day of ['2026-11-17', '2026-11-18', '2026-11-21']) await record(`a_${day}`, day, 15);
+    assert.equal((await w.generate()).deliveriesQueued, 3);
+
+    const timeoutMs = 3000;
+    assert.equal(await w.deliver({ timeoutMs, concurrency: 2 }), 4);
+    const hung = webhook.requests[1]!;
+    assert.equal(slack.requests.length, 3);
+    // Long before the slow attempt's time limit ended (a batch would have waited for it).
+    for (const r of slack.requests) assert.ok(r.at - hung.at < timeoutMs / 2, `${r.at - hung.at} ms after`);
+    assert.equal((await attemptsOf(w, slow.id)).at(-1).outcome, 'timeout');
+    assert.deepEqual(
+      (await attemptsOf(w, fast.id)).map((a) => a.outcome),
+      ['delivered', 'delivered', 'delivered'],
+    );
+  });
+
   test('an answer slower than the time limit is a timeout, tried again later', async () => {
     const hook = await createDestination(w, webhook, { levels: ['week'] });
     webhook.script({ hang: true }, { slowBodyMs: 10_000, status: 200 });

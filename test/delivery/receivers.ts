@@ -114,6 +114,8 @@ interface Received {
   json: any;
   /** Webhooks: null when `standardwebhooks` verified the signature, else why it did not. */
   signatureProblem?: string | null;
+  /** When it arrived, on the wall clock. */
+  at: number;
 }
 
 export interface Receiver {
@@ -191,7 +193,7 @@ export async function startReceiver(kind: Receiver['kind']): Promise<Receiver> {
       } catch {
         json = undefined;
       }
-      const received: Received = { path: req.url ?? '', headers: req.headers, body, json };
+      const received: Received = { path: req.url ?? '', headers: req.headers, body, json, at: Date.now() };
       if (req.url !== path) {
         elsewhere.push(received);
         res.writeHead(200).end('redirect followed');
@@ -245,7 +247,7 @@ export interface DeliveryWorld {
   /** Builds the summaries due at the clock's time, as the scheduler would. */
   generate(): Promise<GenerateStats>;
   /** A worker that attempts what is due at the clock's time, then stops; how many attempts. */
-  deliver(options?: { timeoutMs?: number; allowPrivate?: boolean }): Promise<number>;
+  deliver(options?: { timeoutMs?: number; allowPrivate?: boolean; concurrency?: number }): Promise<number>;
   /** The worker's attempts, by kind and outcome, as the metrics would count them. */
   attempts: { kind: string; outcome: string }[];
   close(): Promise<void>;
@@ -279,14 +281,14 @@ export async function openWorld(
       return clock;
     },
     generate: () => generateSummaries(t.storage, { now: clock }),
-    async deliver({ timeoutMs = config.deliveryTimeoutMs ?? 1000, allowPrivate = true } = {}) {
+    async deliver({ timeoutMs = config.deliveryTimeoutMs ?? 1000, allowPrivate = true, concurrency = 4 } = {}) {
       const worker = new DeliveryWorker({
         storage: t.storage,
         now: () => clock,
         timeoutMs,
         allowPrivate,
         pollMs: 0,
-        concurrency: 4,
+        concurrency,
         metrics: {
           deliveryAttempt: (kind, outcome) => {
             attempts.push({ kind, outcome });
