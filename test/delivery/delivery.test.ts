@@ -554,6 +554,33 @@ forEachDialect('summary delivery', (dialect) => {
     assert.equal(webhook.elsewhere.length, 0);
   });
 
+  test('a finished delivery is listed for 30 days after it finished, then forgotten', async () => {
+    const early = await createDestination(w, slack, { levels: ['week'] });
+    const late = await createDestination(w, webhook, { levels: ['week'] });
+    webhook.script({ status: 500 });
+    await w.generate();
+    assert.equal(await w.deliver(), 2);
+    // The webhook's retry finishes its delivery 10 days later (the worker was not running).
+    w.setNow(MONDAY + 10 * DAY);
+    assert.equal(await w.deliver(), 1);
+    w.setNow(MONDAY + 30 * DAY - MINUTE);
+    await w.deliver();
+    assert.equal((await attemptsOf(w, early.id)).length, 1, 'kept for 30 days');
+    w.setNow(MONDAY + 30 * DAY + MINUTE);
+    await w.deliver();
+    assert.deepEqual(await attemptsOf(w, early.id), []);
+    assert.deepEqual(
+      (await attemptsOf(w, late.id)).map((a) => [a.outcome, a.deliveryStatus]),
+      [
+        ['failed', 'delivered'],
+        ['delivered', 'delivered'],
+      ],
+    );
+    w.setNow(MONDAY + 40 * DAY + MINUTE);
+    await w.deliver();
+    assert.deepEqual(await attemptsOf(w, late.id), []);
+  });
+
   test('the test action sends a sample now, answers how it went, and is never retried', async () => {
     const hook = await createDestination(w, webhook, { levels: ['week'] });
     const sent = await call(w.app, 'POST', `/destinations/${hook.id}/test`, { key: ANN });
