@@ -228,6 +228,26 @@ forEachDialect('/destinations', (dialect) => {
     assert.equal((await send('DELETE', `/destinations/${mine.id}`)).status, 200);
   });
 
+  test('a chosen id is kept; one already in use, by anyone, is refused with 409 and changes nothing', async () => {
+    const made = await send('POST', '/destinations', { id: 'dst_team_channel', kind: 'slack', url: slack.url });
+    assert.equal(made.status, 201, made.body);
+    assert.equal(made.json.destination.id, 'dst_team_channel');
+    const taken = failure('Destination id already in use: "dst_team_channel"');
+    const again = await send('POST', '/destinations', { id: 'dst_team_channel', kind: 'webhook', url: webhook.url });
+    assert.deepEqual([again.status, again.json], [409, taken]);
+    const bens = await send(
+      'POST',
+      '/destinations',
+      { id: 'dst_team_channel', kind: 'discord', url: discord.url },
+      BEN,
+    );
+    assert.deepEqual([bens.status, bens.json], [409, taken]);
+    assert.deepEqual((await send('GET', '/destinations', undefined, BEN)).json.destinations, []);
+    const kept = (await send('GET', '/destinations/dst_team_channel')).json.destination;
+    assert.deepEqual([kept.kind, kept.createdAt], ['slack', made.json.destination.createdAt]);
+    assert.equal((await send('DELETE', '/destinations/dst_team_channel')).status, 200);
+  });
+
   test('a key without destinations:write is refused on every route', async () => {
     const made = await createDestination(w, { kind: 'slack', url: slack.url });
     const received = slack.requests.length;
