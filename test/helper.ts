@@ -14,6 +14,7 @@ import pg from 'pg';
 import { type Config, loadConfig } from '../src/config.ts';
 import { importDataset } from '../src/dataset/import.ts';
 import { buildApp } from '../src/http/app.ts';
+import type { Metrics } from '../src/http/metrics.ts';
 import type { App } from '../src/http/types.ts';
 import { MemoryRateLimiter, type RateLimiter } from '../src/http/rate-limit.ts';
 import { type Dialect, migrate, openStorage, type Storage } from '../src/storage/database.ts';
@@ -221,6 +222,8 @@ export interface TestAppOptions {
   config?: Partial<Config>;
   rateLimiter?: RateLimiter;
   database?: TestDatabase;
+  /** Served at GET /metrics when `config.metricsToken` is set. */
+  metrics?: Metrics;
 }
 
 export const DEFAULT_NOW = Date.parse('2026-11-22T12:00:00.000Z');
@@ -242,7 +245,13 @@ export async function createTestApp(dialect: Dialect, options: TestAppOptions = 
     databaseUrl: options.config?.databaseUrl ?? database.url,
   };
   const rateLimiter = options.rateLimiter ?? new MemoryRateLimiter(() => now);
-  const app = await buildApp({ storage: database.storage, config, rateLimiter, now: () => now });
+  const app = await buildApp({
+    storage: database.storage,
+    config,
+    rateLimiter,
+    now: () => now,
+    ...(options.metrics && { metrics: options.metrics }),
+  });
   await app.ready();
   return {
     app,

@@ -34,13 +34,10 @@ const name = Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Nul
 });
 
 const levels = Type.Array(
-  Type.Union([
-    Type.Literal('day'),
-    Type.Literal('week'),
-    Type.Literal('month'),
-    Type.Literal('quarter'),
-    Type.Literal('year'),
-  ]),
+  Type.Union(
+    [Type.Literal('day'), Type.Literal('week'), Type.Literal('month'), Type.Literal('quarter'), Type.Literal('year')],
+    { 'x-error': `{field} must be one of: ${DELIVERY_LEVELS.join(', ')}` },
+  ),
   {
     minItems: 1,
     maxItems: DELIVERY_LEVELS.length,

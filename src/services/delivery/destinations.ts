@@ -32,7 +32,7 @@ import { sendDelivery } from './send.ts';
 import { type DeliverySettings, leaseFor, recordAttempt } from './worker.ts';
 
 /** Destinations per user at most. */
-export const MAX_DESTINATIONS = 20;
+const MAX_DESTINATIONS = 20;
 
 const NOT_FOUND = 'Destination not found';
 

@@ -16,7 +16,7 @@ import type { Summary } from '../summaries/summary.ts';
 import { type DeliveryEvent, deliveryBody } from './payloads.ts';
 
 /** Periods that ended longer ago than this when built are not delivered. */
-export const DELIVERY_MAX_AGE_DAYS = 7;
+const DELIVERY_MAX_AGE_DAYS = 7;
 
 /** The `webhook-id` of a delivery, kept on every attempt. */
 export const newDeliveryId = () => `msg_${randomBytes(16).toString('base64url')}`;
