@@ -83,7 +83,14 @@ const destinationRoutes: RouteModule = (app, deps) => {
     },
     async (request) => ({
       success: true as const,
-      ...(await testDestination(deps.storage, request.auth.user, request.params.id, settings, deps.now())),
+      ...(await testDestination(
+        deps.storage,
+        request.auth.user,
+        request.params.id,
+        settings,
+        deps.now(),
+        deps.metrics,
+      )),
     }),
   );
 

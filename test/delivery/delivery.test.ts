@@ -649,13 +649,13 @@ forEachDialect('summary delivery', (dialect) => {
 });
 
 forEachDialect('delivery metrics', (dialect) => {
-  test('GET /metrics counts delivery attempts by kind and outcome', async () => {
+  test('GET /metrics counts delivery attempts by kind and outcome, test sends included', async () => {
     const token = 'delivery-metrics-token-0123456789abcdef';
     const w = await openWorld(dialect, { config: { metricsToken: token }, metrics: true });
     const receivers = await Promise.all([startReceiver('slack'), startReceiver('webhook')]);
     const [slack, webhook] = receivers as [Receiver, Receiver];
     try {
-      await createDestination(w, slack, { levels: ['day'] });
+      const slackDestination = await createDestination(w, slack, { levels: ['day'] });
       await createDestination(w, webhook, { levels: ['week'] });
       webhook.script({ status: 500 }, { status: 429, headers: { 'retry-after': '1' } });
       await w.generate();
@@ -664,11 +664,15 @@ forEachDialect('delivery metrics', (dialect) => {
       assert.equal(await w.deliver(), 1);
       w.advance(SECOND);
       assert.equal(await w.deliver(), 1);
+      slack.script({ status: 404 });
+      const tried = await call(w.app, 'POST', `/destinations/${slackDestination.id}/test`, { key: ANN });
+      assert.equal(tried.json.attempt.outcome, 'failed');
       const res = await w.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } });
       assert.equal(res.statusCode, 200);
       const lines = res.body.split('\n').filter((l) => l.startsWith('daybook_delivery_attempts_total{'));
       assert.deepEqual(lines.sort(), [
         'daybook_delivery_attempts_total{kind="slack",outcome="delivered"} 2',
+        'daybook_delivery_attempts_total{kind="slack",outcome="failed"} 1',
         'daybook_delivery_attempts_total{kind="webhook",outcome="delivered"} 1',
         'daybook_delivery_attempts_total{kind="webhook",outcome="failed"} 1',
         'daybook_delivery_attempts_total{kind="webhook",outcome="rate-limited"} 1',

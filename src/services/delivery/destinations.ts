@@ -184,6 +184,7 @@ export async function testDestination(
   id: string,
   settings: DeliverySettings,
   now: number,
+  metrics?: { deliveryAttempt(kind: string, outcome: string): void },
 ): Promise<{ delivered: boolean; attempt: Attempt }> {
   const destination = await ownDestination(storage, user.id, id);
   const summary = sampleSummary(now, user.timezone);
@@ -218,6 +219,7 @@ export async function testDestination(
   });
   const result = await sendDelivery(delivery, settings);
   await recordAttempt(storage, delivery, result, now, { retry: false });
+  metrics?.deliveryAttempt(destination.kind, result.outcome);
   return {
     delivered: result.outcome === 'delivered',
     attempt: {
