@@ -8,12 +8,14 @@ import { type Socket, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Writable } from 'node:stream';
 import { describe } from 'node:test';
+import type { FastifyLoggerOptions } from 'fastify';
 import type { KyselyPlugin } from 'kysely';
 import pg from 'pg';
 import { type Config, loadConfig } from '../src/config.ts';
 import { importDataset } from '../src/dataset/import.ts';
-import { buildApp } from '../src/http/app.ts';
+import { buildApp, loggerOptions } from '../src/http/app.ts';
 import type { Metrics } from '../src/http/metrics.ts';
 import type { App } from '../src/http/types.ts';
 import { MemoryRateLimiter, type RateLimiter } from '../src/http/rate-limit.ts';
@@ -224,6 +226,19 @@ export interface TestAppOptions {
   database?: TestDatabase;
   /** Served at GET /metrics when `config.metricsToken` is set. */
   metrics?: Metrics;
+  /** The server's log at this level, each line (JSON text) pushed to `lines`. */
+  log?: { level: string; lines: string[] };
+}
+
+/** Fastify's logger options writing each log line into `lines`. */
+function loggerInto(level: string, lines: string[]): FastifyLoggerOptions {
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { ...(loggerOptions(level) as FastifyLoggerOptions), stream };
 }
 
 export const DEFAULT_NOW = Date.parse('2026-11-22T12:00:00.000Z');
@@ -245,13 +260,16 @@ export async function createTestApp(dialect: Dialect, options: TestAppOptions = 
     databaseUrl: options.config?.databaseUrl ?? database.url,
   };
   const rateLimiter = options.rateLimiter ?? new MemoryRateLimiter(() => now);
-  const app = await buildApp({
-    storage: database.storage,
-    config,
-    rateLimiter,
-    now: () => now,
-    ...(options.metrics && { metrics: options.metrics }),
-  });
+  const app = await buildApp(
+    {
+      storage: database.storage,
+      config,
+      rateLimiter,
+      now: () => now,
+      ...(options.metrics && { metrics: options.metrics }),
+    },
+    options.log ? { logger: loggerInto(options.log.level, options.log.lines) } : undefined,
+  );
   await app.ready();
   return {
     app,

@@ -5,17 +5,11 @@
  * attempt connects; and neither a webhook's secret nor a URL's secret path ever reaches the log.
  */
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import type { FastifyLoggerOptions } from 'fastify';
-import { loadConfig } from '../../src/config.ts';
-import { importDataset } from '../../src/dataset/import.ts';
-import { buildApp, loggerOptions } from '../../src/http/app.ts';
-import { MemoryRateLimiter } from '../../src/http/rate-limit.ts';
 import type { App } from '../../src/http/types.ts';
 import { DeliveryWorker } from '../../src/services/delivery/worker.ts';
 import { generateSummaries } from '../../src/services/summaries/generate.ts';
-import { type TestDatabase, call, createTestDatabase, forEachDialect } from '../helper.ts';
+import { type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
 import {
   ANN,
   type DeliveryWorld,
@@ -139,44 +133,25 @@ forEachDialect('deliveries to addresses no longer allowed', (dialect) => {
 });
 
 forEachDialect('delivery logs', (dialect) => {
-  let database: TestDatabase;
+  let t: TestApp;
   let app: App;
   let receivers: Receiver[];
   const lines: string[] = [];
   const now = MONDAY;
 
   before(async () => {
-    database = await createTestDatabase(dialect);
-    await importDataset(database.storage, datasetFile(), { now: () => now });
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(...String(chunk).split('\n').filter(Boolean));
-        done();
-      },
+    t = await createTestApp(dialect, {
+      dataset: datasetFile(),
+      now,
+      config: { keyCacheMs: 2000, deliveryAllowPrivate: true, deliveryTimeoutMs: 1000 },
+      log: { level: 'trace', lines },
     });
-    app = await buildApp(
-      {
-        storage: database.storage,
-        config: {
-          ...loadConfig({}),
-          databaseUrl: database.url,
-          rateLimitPerMinute: 10_000,
-          authFailuresPerMinute: 10_000,
-          deliveryAllowPrivate: true,
-          deliveryTimeoutMs: 1000,
-        },
-        rateLimiter: new MemoryRateLimiter(() => now),
-        now: () => now,
-      },
-      { logger: { ...(loggerOptions('trace') as FastifyLoggerOptions), stream: sink } },
-    );
-    await app.ready();
+    app = t.app;
     receivers = await Promise.all([startReceiver('webhook'), startReceiver('slack')]);
   });
   after(async () => {
     await Promise.all((receivers ?? []).map((r) => r.close()));
-    await app?.close();
-    await database?.drop();
+    await t?.close();
   });
 
   test('neither a webhook secret nor a destination URL’s path is ever logged', async () => {
@@ -200,10 +175,10 @@ forEachDialect('delivery logs', (dialect) => {
       400,
     );
 
-    await generateSummaries(database.storage, { now });
+    await generateSummaries(t.storage, { now });
     webhook.script({ status: 503, body: secret }, { hang: true });
     const worker = new DeliveryWorker({
-      storage: database.storage,
+      storage: t.storage,
       now: () => now,
       timeoutMs: 1000,
       allowPrivate: true,

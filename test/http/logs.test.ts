@@ -4,50 +4,20 @@
  */
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import type { FastifyLoggerOptions } from 'fastify';
-import { loadConfig } from '../../src/config.ts';
-import { importDataset } from '../../src/dataset/import.ts';
-import { buildApp, loggerOptions } from '../../src/http/app.ts';
 import type { App } from '../../src/http/types.ts';
-import { MemoryRateLimiter } from '../../src/http/rate-limit.ts';
-import { DEFAULT_NOW, EXAMPLE, KEYS, type TestDatabase, call, createTestDatabase, forEachDialect } from '../helper.ts';
+import { DEFAULT_NOW, KEYS, type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
 
 forEachDialect('logs', (dialect) => {
-  let database: TestDatabase;
+  let t: TestApp;
   let app: App;
   const lines: string[] = [];
 
   before(async () => {
-    database = await createTestDatabase(dialect);
-    await importDataset(database.storage, EXAMPLE, { now: () => DEFAULT_NOW });
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(...String(chunk).split('\n').filter(Boolean));
-        done();
-      },
-    });
-    app = await buildApp(
-      {
-        storage: database.storage,
-        config: {
-          ...loadConfig({}),
-          databaseUrl: database.url,
-          rateLimitPerMinute: 10_000,
-          authFailuresPerMinute: 10_000,
-        },
-        rateLimiter: new MemoryRateLimiter(() => DEFAULT_NOW),
-        now: () => DEFAULT_NOW,
-      },
-      { logger: { ...(loggerOptions('info') as FastifyLoggerOptions), stream: sink } },
-    );
-    await app.ready();
+    t = await createTestApp(dialect, { config: { keyCacheMs: 2000 }, log: { level: 'info', lines } });
+    app = t.app;
   });
-  after(async () => {
-    await app.close();
-    await database.drop();
-  });
+  after(() => t.close());
 
   test('no key reaches the log, from the header, the query string or a failed attempt', async () => {
     const unknownKey = 'dbk_never_issued_0123456789abcdef';

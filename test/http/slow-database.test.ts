@@ -7,55 +7,42 @@
  * locked, as behind a long migration or an operator's lock.
  */
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import type { FastifyLoggerOptions } from 'fastify';
 import pg from 'pg';
-import { loadConfig } from '../../src/config.ts';
-import { importDataset } from '../../src/dataset/import.ts';
-import { buildApp, loggerOptions } from '../../src/http/app.ts';
-import { MemoryRateLimiter } from '../../src/http/rate-limit.ts';
 import type { App } from '../../src/http/types.ts';
-import { DEFAULT_NOW, DIALECTS, EXAMPLE, KEYS, type TestDatabase, call, createTestDatabase } from '../helper.ts';
+import {
+  DEFAULT_NOW,
+  DIALECTS,
+  KEYS,
+  type TestApp,
+  type TestDatabase,
+  call,
+  createTestApp,
+  createTestDatabase,
+} from '../helper.ts';
 
 const TIMEOUT_MS = 300;
 const DAY = 86_400_000;
 
 describe('a statement past the statement timeout [postgres]', { skip: !DIALECTS.includes('postgres') }, () => {
+  let t: TestApp;
   let database: TestDatabase;
   let app: App;
-  const lines: { level: number; msg: string; [field: string]: unknown }[] = [];
+  const lines: string[] = [];
 
   before(async () => {
     database = await createTestDatabase('postgres');
-    await importDataset(database.storage, EXAMPLE, { now: () => DEFAULT_NOW });
-    database.storage.setStatementTimeout!(TIMEOUT_MS);
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
+    t = await createTestApp('postgres', {
+      database,
+      config: { keyCacheMs: 2000, reportWorkers: 1, pgStatementTimeoutMs: TIMEOUT_MS },
+      log: { level: 'info', lines },
     });
-    app = await buildApp(
-      {
-        storage: database.storage,
-        config: {
-          ...loadConfig({}),
-          databaseUrl: database.url,
-          rateLimitPerMinute: 10_000,
-          authFailuresPerMinute: 10_000,
-          reportWorkers: 1,
-          pgStatementTimeoutMs: TIMEOUT_MS,
-        },
-        rateLimiter: new MemoryRateLimiter(() => DEFAULT_NOW),
-        now: () => DEFAULT_NOW,
-      },
-      { logger: { ...(loggerOptions('info') as FastifyLoggerOptions), stream: sink } },
-    );
-    await app.ready();
+    // After the import: it runs under no statement timeout, as `daybook import` does.
+    database.storage.setStatementTimeout!(TIMEOUT_MS);
+    app = t.app;
   });
   after(async () => {
-    await app?.close();
+    await t?.close();
     await database?.drop();
   });
 
@@ -87,7 +74,10 @@ describe('a statement past the statement timeout [postgres]', { skip: !DIALECTS.
         });
         assert.equal(answer.headers['retry-after'], '2');
       }
-      const logged = lines.slice(before).filter((l) => l.level >= 40 || 'err' in l);
+      const logged = lines
+        .slice(before)
+        .map((line) => JSON.parse(line) as { level: number; msg: string; [field: string]: unknown })
+        .filter((l) => l.level >= 40 || 'err' in l);
       assert.deepEqual(
         logged.map((l) => [l.level, l.msg]),
         [
