@@ -231,9 +231,14 @@ async function recomputeDay(
   const timezone = user.timezone;
   const dayStart = firstInstantOfLocalDay(date, timezone);
   const dayEnd = firstInstantOfLocalDay(addDays(date, 1), timezone);
-  const stored = await heartbeatsBetween(session, user.id, (dayStart - timeoutMs) / 1000, (dayEnd + timeoutMs) / 1000);
-  // Whole milliseconds, as activities' starts are.
-  const beats: Beat[] = stored.map((h) => ({ ...h, time: Math.round(h.time * 1000) }));
+  const beats: Beat[] = await heartbeatsBetween(
+    session,
+    user.id,
+    (dayStart - timeoutMs) / 1000,
+    (dayEnd + timeoutMs) / 1000,
+  );
+  // Whole milliseconds, as activities' starts are; in place, as a day may hold tens of thousands.
+  for (const beat of beats) beat.time = Math.round(beat.time * 1000);
   const pieces = piecesOfDay(beats, date, timezone, timeoutMs);
 
   const projects = await projectsFor(session, caller, pieces, now);
