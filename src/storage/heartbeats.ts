@@ -60,6 +60,23 @@ export async function heartbeatsBetween(
     .execute();
 }
 
+/** How many heartbeats the user has with `from` ≤ time < `to` (Unix seconds). */
+export async function countHeartbeatsBetween(
+  session: WriteSession,
+  userId: string,
+  from: number,
+  to: number,
+): Promise<number> {
+  const row = await session.db
+    .selectFrom('heartbeats')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('user_id', '=', userId)
+    .where('time', '>=', from)
+    .where('time', '<', to)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 const startsWith = (prefix: string) => sql<boolean>`substr(id, 1, ${prefix.length}) = ${prefix}`;
 
 /** The user's activities of `date` whose id begins with `prefix`: what a recompute compares with. */
