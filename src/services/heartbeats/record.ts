@@ -201,10 +201,8 @@ export async function recordHeartbeats(
     // As the database returned them, so that a kept day holds what a read of it would.
     const fresh = [...added].map((key) => stored.get(key)!);
     const days = new Set(fresh.flatMap((h) => daysTouched(h.time * 1000, caller.user.timezone, timeoutMs)));
-    for (const date of [...days].sort()) {
-      const day = { session, keptDays, fresh, toKeep };
-      await recomputeDay(day, caller, date, timeoutMs, now);
-    }
+    const work = { session, keptDays, fresh, toKeep };
+    for (const date of [...days].sort()) await recomputeDay(work, caller, date, timeoutMs, now);
     return stored;
   });
   // Only now that they are committed.
