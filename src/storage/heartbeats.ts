@@ -2,7 +2,7 @@
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { ActivityWrite } from './activities.ts';
 import type { Database, HeartbeatsTable } from './schema.ts';
-import { textList } from './text-list.ts';
+import { jsonList, jsonTextRows } from './text-list.ts';
 import type { WriteSession } from './writes.ts';
 
 export type HeartbeatWrite = Insertable<HeartbeatsTable>;
@@ -11,6 +11,9 @@ export type HeartbeatRead = Selectable<HeartbeatsTable>;
 /**
  * Stores the heartbeats one user sent (distinct dedupe keys) but those the user had sent
  * before. Returns the stored heartbeat of each dedupe key, new or earlier, and which are new.
+ * The new ones come back from the insert itself; only resent ones are looked up, by key (a
+ * lookup of every key took 5–7 ms on PostgreSQL for a user with 20,000 heartbeats, which it
+ * planned as a scan of all of them).
  */
 export async function insertHeartbeats(
   session: WriteSession,
@@ -23,28 +26,24 @@ export async function insertHeartbeats(
     .insertInto('heartbeats')
     .values(rows)
     .onConflict((oc) => oc.columns(['user_id', 'dedupe_key']).doNothing())
-    .returning('dedupe_key')
+    .returningAll()
     .execute();
-  const stored = await db
-    .selectFrom('heartbeats')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where(
-      'dedupe_key',
-      'in',
-      textList(
-        db,
-        rows.map((r) => r.dedupe_key),
-      ),
-    )
-    .execute();
-  return {
-    stored: new Map(stored.map((h) => [h.dedupe_key, h])),
-    added: new Set(inserted.map((h) => h.dedupe_key)),
-  };
+  const stored = new Map(inserted.map((h) => [h.dedupe_key, h]));
+  const added = new Set(stored.keys());
+  const resent = rows.filter((r) => !added.has(r.dedupe_key)).map((r) => r.dedupe_key);
+  if (resent.length > 0) {
+    const { rows: earlier } =
+      await sql<HeartbeatRead>`select heartbeats.* from ${jsonTextRows(db, jsonList(resent), 'resent')}
+      join heartbeats on heartbeats.user_id = ${userId} and heartbeats.dedupe_key = resent.value`.execute(db);
+    for (const h of earlier) stored.set(h.dedupe_key, h);
+  }
+  return { stored, added };
 }
 
-/** The user's heartbeats with `from` ≤ time < `to` (Unix seconds). */
+/**
+ * The user's heartbeats with `from` ≤ time < `to` (Unix seconds), in order of time (as the
+ * index holds them, so a day's sort in JavaScript finds them nearly sorted).
+ */
 export async function heartbeatsBetween(
   session: WriteSession,
   userId: string,
@@ -57,7 +56,25 @@ export async function heartbeatsBetween(
     .where('user_id', '=', userId)
     .where('time', '>=', from)
     .where('time', '<', to)
+    .orderBy('time')
     .execute();
+}
+
+/** How many heartbeats the user has with `from` ≤ time < `to` (Unix seconds). */
+export async function countHeartbeatsBetween(
+  session: WriteSession,
+  userId: string,
+  from: number,
+  to: number,
+): Promise<number> {
+  const row = await session.db
+    .selectFrom('heartbeats')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('user_id', '=', userId)
+    .where('time', '>=', from)
+    .where('time', '<', to)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 const startsWith = (prefix: string) => sql<boolean>`substr(id, 1, ${prefix.length}) = ${prefix}`;

@@ -12,6 +12,7 @@ import { type ActivityWrite, deleteActivities, upsertActivities } from '../../st
 import type { Storage } from '../../storage/database.ts';
 import {
   activitiesWithPrefix,
+  countHeartbeatsBetween,
   type HeartbeatRead,
   type HeartbeatWrite,
   heartbeatsBetween,
@@ -23,6 +24,7 @@ import { deleteTasks, type TaskWrite, upsertTasks } from '../../storage/tasks.ts
 import { lockIds, type WriteSession, writeRecords } from '../../storage/writes.ts';
 import { canSeeProject, type Viewer } from '../projects/access.ts';
 import { loggingRefusal } from '../recording/rules.ts';
+import { keptDayKey, keptDaysOf } from './kept-days.ts';
 import { type Beat, blocksOf, daysTouched, type Piece, piecesOfDay } from './sessions.ts';
 
 const ENTITY_TYPES = ['file', 'domain', 'url', 'app'] as const;
@@ -189,24 +191,47 @@ export async function recordHeartbeats(
     }
   });
   const rows = [...new Map(read.flatMap((r) => (r instanceof Error ? [] : [[r.dedupe_key, r] as const]))).values()];
+  const keptDays = keptDaysOf(storage);
+  const toKeep = new Map<string, readonly Beat[]>();
   const stored = await writeRecords(storage, { clock: context.clock }, async (session) => {
     // One user's heartbeats are derived one request at a time (other server processes included).
     await lockIds(session, 'heartbeats of user', [caller.user.id]);
     const { stored, added } = await insertHeartbeats(session, caller.user.id, rows);
     const timeoutMs = context.timeoutMinutes * 60_000;
-    const days = new Set(
-      rows
-        .filter((r) => added.has(r.dedupe_key))
-        .flatMap((r) => daysTouched(r.time * 1000, caller.user.timezone, timeoutMs)),
-    );
-    for (const date of [...days].sort()) await recomputeDay(session, caller, date, timeoutMs, now);
+    // As the database returned them, so that a kept day holds what a read of it would.
+    const fresh = [...added].map((key) => stored.get(key)!);
+    const days = new Set(fresh.flatMap((h) => daysTouched(h.time * 1000, caller.user.timezone, timeoutMs)));
+    const work = { session, keptDays, fresh, toKeep };
+    for (const date of [...days].sort()) await recomputeDay(work, caller, date, timeoutMs, now);
     return stored;
   });
+  // Only now that they are committed.
+  for (const [key, beats] of toKeep) keptDays.set(key, beats);
   return read.map((r) =>
     r instanceof Error
       ? { error: r.message, status: 400 as const }
       : { data: present(stored.get(r.dedupe_key)!), status: 201 as const },
   );
+}
+
+/** A heartbeat as the session rule reads it: whole milliseconds, as activities' starts are. */
+const toBeat = (h: HeartbeatRead): Beat => ({
+  time: Math.round(h.time * 1000),
+  project: h.project,
+  category: h.category,
+  entity: h.entity,
+  language: h.language,
+  branch: h.branch,
+});
+
+/** What a recompute of a day works with: the write session, and the days this process keeps. */
+interface DayWork {
+  session: WriteSession;
+  keptDays: ReturnType<typeof keptDaysOf>;
+  /** The heartbeats this request added. */
+  fresh: HeartbeatRead[];
+  /** The days' heartbeats to keep once the transaction has committed. */
+  toKeep: Map<string, readonly Beat[]>;
 }
 
 /** What names the user's derived records: a short hash, so ids stay short whatever the user id. */
@@ -221,7 +246,7 @@ const categoryName = (category: string) => category.charAt(0).toLocaleUpperCase(
  * for that day: activities `hb_<user>_<date>_a<n>` and tasks `hb_<user>_<date>_t<project>`.
  */
 async function recomputeDay(
-  session: WriteSession,
+  { session, keptDays, fresh, toKeep }: DayWork,
   caller: Caller,
   date: string,
   timeoutMs: number,
@@ -231,9 +256,20 @@ async function recomputeDay(
   const timezone = user.timezone;
   const dayStart = firstInstantOfLocalDay(date, timezone);
   const dayEnd = firstInstantOfLocalDay(addDays(date, 1), timezone);
-  const stored = await heartbeatsBetween(session, user.id, (dayStart - timeoutMs) / 1000, (dayEnd + timeoutMs) / 1000);
-  // Whole milliseconds, as activities' starts are.
-  const beats: Beat[] = stored.map((h) => ({ ...h, time: Math.round(h.time * 1000) }));
+  const from = (dayStart - timeoutMs) / 1000;
+  const to = (dayEnd + timeoutMs) / 1000;
+  const key = keptDayKey(user.id, from, to);
+  const kept = keptDays.get(key);
+  const added = fresh.filter((h) => h.time >= from && h.time < to).map(toBeat);
+  let beats: Beat[];
+  if (kept && (await countHeartbeatsBetween(session, user.id, from, to)) === kept.length + added.length) {
+    beats = [...kept, ...added].sort((a, b) => a.time - b.time);
+  } else {
+    beats = await heartbeatsBetween(session, user.id, from, to);
+    // Whole milliseconds, as activities' starts are; in place, as a day may hold tens of thousands.
+    for (const beat of beats) beat.time = Math.round(beat.time * 1000);
+  }
+  toKeep.set(key, beats);
   const pieces = piecesOfDay(beats, date, timezone, timeoutMs);
 
   const projects = await projectsFor(session, caller, pieces, now);
