@@ -2,7 +2,7 @@
  * Authentication, rate limits, scopes and plans, in the order of docs/api.md, "Every request":
  * 401 → 429 → 403 scope → 403 plan. Runs before the body is parsed or validated.
  */
-import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { type KeyWithUser, type UserRow, findKeyByHash, touchKey } from '../storage/accounts.ts';
 import { hashApiKey } from '../services/api-keys.ts';
 import { type Viewer, loadViewer } from '../services/projects/access.ts';
@@ -29,6 +29,10 @@ interface CachedKey extends KeyWithUser {
   viewer: Viewer;
   /** Every scope the key's scopes grant, implied ones included, worked out once per lookup. */
   granted: ReadonlySet<Scope>;
+  /** What `request.auth` is set to, made once per lookup: routes only read it. */
+  auth: AuthContext;
+  /** The key's name in the rate limiter (`key:<id>`). */
+  rateKey: string;
 }
 
 declare module 'fastify' {
@@ -66,10 +70,14 @@ function fail(reply: FastifyReply, status: number, error: string, extra: Record<
   return reply.code(status).send(failureBody(error, extra));
 }
 
+/**
+ * Names in lower case, as Fastify sends every header name: given so, they are the same strings
+ * on every request and Fastify's lower-casing of them costs no new string.
+ */
 function setRateHeaders(reply: FastifyReply, rate: RateLimitResult): void {
-  reply.header('RateLimit-Limit', rate.limit);
-  reply.header('RateLimit-Remaining', rate.remaining);
-  reply.header('RateLimit-Reset', rate.resetSec);
+  reply.header('ratelimit-limit', rate.limit);
+  reply.header('ratelimit-remaining', rate.remaining);
+  reply.header('ratelimit-reset', rate.resetSec);
 }
 
 function rateLimited(reply: FastifyReply, rate: RateLimitResult) {
@@ -121,39 +129,54 @@ export function registerAuth(app: App, deps: AppDeps): void {
 
   app.decorateRequest('auth', null as unknown as AuthContext);
 
+  // Every answer is what its Content-Type says, whatever the route (404s and 405s too).
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.header('x-content-type-options', 'nosniff');
+    done();
+  });
+
   // Callback-style: a cached key under the in-process rate limiter is checked without a promise
   // (the common case); anything that needs a database or Redis round trip goes through check().
-  app.addHook('onRequest', (request, reply, done) => {
-    // Every answer is what its Content-Type says; an authenticated one is never cached.
-    reply.header('x-content-type-options', 'nosniff');
-    // Read once: Fastify builds a new routeOptions object on every access.
-    const route = request.routeOptions.config;
-    if (!route?.scope && !route?.anyScope) return done();
-    reply.header('cache-control', 'no-store');
+  function keyCheck(route: FastifyContextConfig): onRequestHookHandler {
+    return (request, reply, done) => {
+      // An authenticated answer is never cached.
+      reply.header('cache-control', 'no-store');
 
-    const presented =
-      presentedKey(request.headers['x-api-key']) ??
-      (route.authorizationHeader ? keyOfAuthorization(request.headers.authorization) : undefined);
-    if (!presented) {
-      fail(reply, 401, 'Missing API key');
-      return;
-    }
-
-    const now = deps.now();
-    const key = keys.get(presented, now);
-    if (key && !rateLimiter.shared && !blockedUntil.has(request.ip)) {
-      const counted = rateLimiter.hit(`key:${key.keyId}`, config.rateLimitPerMinute);
-      if (!(counted instanceof Promise)) {
-        if (afterRateLimit(request, reply, key, counted, now, route) === undefined) done();
+      const presented =
+        presentedKey(request.headers['x-api-key']) ??
+        (route.authorizationHeader ? keyOfAuthorization(request.headers.authorization) : undefined);
+      if (!presented) {
+        fail(reply, 401, 'Missing API key');
         return;
       }
-    }
-    check(request, reply, route, presented, now).then(
-      (replied) => {
-        if (replied === undefined) done();
-      },
-      (err: Error) => done(err),
-    );
+
+      const now = deps.now();
+      const key = keys.get(presented, now);
+      if (key && !rateLimiter.shared && (blockedUntil.size === 0 || !blockedUntil.has(request.ip))) {
+        const counted = rateLimiter.hit(key.rateKey, config.rateLimitPerMinute);
+        if (!(counted instanceof Promise)) {
+          if (afterRateLimit(request, reply, key, counted, now, route) === undefined) done();
+          return;
+        }
+      }
+      check(request, reply, route, presented, now).then(
+        (replied) => {
+          if (replied === undefined) done();
+        },
+        (err: Error) => done(err),
+      );
+    };
+  }
+
+  // The key check is a hook of each route that needs a key, made as the route is declared with
+  // that route's configuration: a public route runs none of it, and no request reads
+  // `request.routeOptions` (Fastify builds a new object on every access). Route hooks run after
+  // the one above, so the headers keep their order.
+  app.addHook('onRoute', (routeOptions) => {
+    const route = routeOptions.config;
+    if (!route?.scope && !route?.anyScope) return;
+    const own = routeOptions.onRequest;
+    routeOptions.onRequest = own === undefined ? [keyCheck(route)] : [keyCheck(route), ...[own].flat()];
   });
 
   async function check(
@@ -182,15 +205,19 @@ export function registerAuth(app: App, deps: AppDeps): void {
     let key = keys.get(presented, now);
     if (key === undefined) {
       const found = await findKeyByHash(storage.db, hashApiKey(presented));
-      key =
-        found && !found.revoked
-          ? {
-              ...found,
-              viewer: await loadViewer(storage.db, found.user.id),
-              granted: new Set(SCOPES.filter((scope) => grants(found.scopes, scope))),
-            }
-          : null;
-      if (key) keys.set(presented, key, now);
+      if (found && !found.revoked) {
+        const viewer = await loadViewer(storage.db, found.user.id);
+        key = {
+          ...found,
+          viewer,
+          granted: new Set(SCOPES.filter((scope) => grants(found.scopes, scope))),
+          auth: { keyId: found.keyId, scopes: found.scopes, user: found.user, viewer },
+          rateKey: `key:${found.keyId}`,
+        };
+        keys.set(presented, key, now);
+      } else {
+        key = null;
+      }
     }
     if (!key) {
       const failures = await rateLimiter.hit(`auth-failures:${request.ip}`, config.authFailuresPerMinute);
@@ -201,7 +228,7 @@ export function registerAuth(app: App, deps: AppDeps): void {
       return fail(reply, 401, 'Invalid API key');
     }
 
-    const counted = rateLimiter.hit(`key:${key.keyId}`, config.rateLimitPerMinute);
+    const counted = rateLimiter.hit(key.rateKey, config.rateLimitPerMinute);
     if (rateLimiter.shared) {
       // Another process may have blocked this address: the failures are counted in the shared
       // store, so its state is read there, beside the key's own count (one round trip). A
@@ -239,7 +266,7 @@ export function registerAuth(app: App, deps: AppDeps): void {
       return fail(reply, 403, CORE_PLAN_REQUIRED);
     }
 
-    request.auth = { keyId: key.keyId, scopes: key.scopes, user: key.user, viewer: key.viewer };
+    request.auth = key.auth;
 
     if (now - (lastTouched.get(key.keyId) ?? key.lastUsedAt ?? 0) >= TOUCH_INTERVAL_MS) {
       lastTouched.set(key.keyId, now);
