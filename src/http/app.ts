@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
+  LogController,
   type FastifyBaseLogger,
   type FastifyReply,
   type FastifyRequest,
@@ -157,6 +158,28 @@ function lazyChildLogger(
   return new LazyRequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
 }
 
+/**
+ * Fastify's two lines per request ("incoming request", "request completed") are written at info;
+ * below that level they are skipped before Fastify builds their fields (the request's object,
+ * its response time). Lines written are the same; a failed request's "request errored" line is
+ * left to Fastify as it is.
+ */
+class RequestLineLogger extends LogController {
+  override incomingRequest(request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>): void {
+    if ((request.log as BaseLogger).isLevelEnabled?.('info') === false) return;
+    super.incomingRequest(request, reply, metadata);
+  }
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    metadata?: Record<string, unknown>,
+  ): void {
+    if (!error && (reply.log as BaseLogger).isLevelEnabled?.('info') === false) return;
+    super.requestCompleted(error, request, reply, metadata);
+  }
+}
+
 const MAX_PARAM_LENGTH = 16 * 1024;
 
 /** A request body refused while it was parsed (see the content-type parsers below). */
@@ -256,7 +279,7 @@ function answerClientError(
 export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<App> {
   const app = Fastify({
     logger: options.logger ?? false,
-    ...(options.logger ? { childLoggerFactory: lazyChildLogger } : {}),
+    ...(options.logger ? { childLoggerFactory: lazyChildLogger, logController: new RequestLineLogger() } : {}),
     bodyLimit: BODY_LIMIT,
     exposeHeadRoutes: false,
     trustProxy: deps.config.trustProxy,
