@@ -42,6 +42,29 @@ forEachDialect('logs', (dialect) => {
     const log = lines.join('\n');
     for (const key of [...Object.values(KEYS), unknownKey]) assert.ok(!log.includes(key), `${key} appears in the log`);
   });
+  test('at info, a request is logged coming in and completed, under one request id', async () => {
+    const before = lines.length;
+    assert.equal((await call(app, 'GET', '/user', { key: KEYS.aliceAll })).status, 200);
+    type Line = {
+      level: number;
+      msg: string;
+      reqId?: string;
+      req?: { method?: string; path?: string };
+      res?: { statusCode?: number };
+      responseTime?: number;
+    };
+    const written = lines.slice(before).map((line) => JSON.parse(line) as Line);
+    const incoming = written.find((l) => l.msg === 'incoming request');
+    const completed = written.find((l) => l.msg === 'request completed');
+    assert.ok(incoming && completed, lines.slice(before).join('\n'));
+    assert.equal(incoming.level, 30);
+    assert.deepEqual([incoming.req?.method, incoming.req?.path], ['GET', '/user']);
+    assert.equal(completed.level, 30);
+    assert.equal(completed.res?.statusCode, 200);
+    assert.equal(typeof completed.responseTime, 'number');
+    assert.ok(incoming.reqId !== undefined && incoming.reqId === completed.reqId, lines.slice(before).join('\n'));
+  });
+
   test('a key-shaped value anywhere in a path or a failure is not logged', async () => {
     const pasted = 'dbk_pasted_into_the_path_0123456789';
     const before = lines.length;
