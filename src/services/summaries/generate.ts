@@ -19,6 +19,7 @@ import {
   trackedDays,
   withBuildClaim,
 } from '../../storage/summaries.ts';
+import { countDestinations } from '../../storage/destinations.ts';
 import { enqueueSummaryDeliveries } from '../delivery/enqueue.ts';
 import { composeSummary } from './compose.ts';
 import { LEVELS, nextPeriod, type Period, periodOf, previousPeriod } from './periods.ts';
@@ -115,10 +116,17 @@ async function planUser(storage: Storage, user: UserRow, lastDay: string, yester
 type BuildOutcome = { queued: number } | 'current' | 'removed' | 'claimed-elsewhere';
 
 /**
- * Builds one summary and, in the same transaction, queues its deliveries: `queued` says how
- * many. A rebuild that changes nothing is saved (it is current now) but not delivered again.
+ * Builds one summary and, in the same transaction, queues its deliveries (when the user has
+ * destinations: `delivers`): `queued` says how many. A rebuild that changes nothing is saved (it
+ * is current now) but not delivered again.
  */
-async function buildSummary(storage: Storage, user: UserRow, period: Period, builtAt: number): Promise<BuildOutcome> {
+async function buildSummary(
+  storage: Storage,
+  user: UserRow,
+  period: Period,
+  builtAt: number,
+  delivers: boolean,
+): Promise<BuildOutcome> {
   const claim = await withBuildClaim(storage, summaryClaimKey(user.id, period), async (trx) => {
     // Another process may have finished this summary since the plan was made.
     const stamp = await findSummaryStamp(trx, user.id, period.level, period.start);
@@ -132,7 +140,7 @@ async function buildSummary(storage: Storage, user: UserRow, period: Period, bui
       return stamp ? ('removed' as const) : ('current' as const);
     }
     const content = JSON.stringify(summary);
-    const before = stamp ? await findSummaryContent(trx, user.id, period.level, period.start) : undefined;
+    const before = delivers && stamp ? await findSummaryContent(trx, user.id, period.level, period.start) : undefined;
     await saveSummary(trx, {
       userId: user.id,
       level: period.level,
@@ -141,7 +149,7 @@ async function buildSummary(storage: Storage, user: UserRow, period: Period, bui
       content,
       builtAt,
     });
-    if (before === content) return { queued: 0 };
+    if (!delivers || before === content) return { queued: 0 };
     const queued = await enqueueSummaryDeliveries(trx, {
       userId: user.id,
       timezone: user.timezone,
@@ -172,6 +180,8 @@ export async function generateSummaries(storage: Storage, options: GenerateOptio
     const yesterday = addDays(localDateOf(options.now, user.timezone), -1);
     const lastDay = options.until && options.until < yesterday ? options.until : yesterday;
     const plan = await planUser(storage, user, lastDay, yesterday);
+    // Most users have no destination: their summaries are built without looking for any.
+    const delivers = plan.due.length > 0 && (await countDestinations(storage.db, user.id)) > 0;
     stats.current += plan.current;
     for (const period of plan.obsolete) {
       await deleteSummary(storage.db, user.id, period.level, period.start);
@@ -181,7 +191,7 @@ export async function generateSummaries(storage: Storage, options: GenerateOptio
       if (options.signal?.aborted) break;
       // built_at is the run's start, not the build's end: a change committed while the run
       // was reading still has a later changed_at and is picked up by the next run.
-      const outcome = await buildSummary(storage, user, period, options.now);
+      const outcome = await buildSummary(storage, user, period, options.now, delivers);
       if (typeof outcome === 'object') {
         stats.built++;
         stats.deliveriesQueued += outcome.queued;
