@@ -33,7 +33,7 @@ import {
 } from './envelope.ts';
 import { ApiError, shown } from '../errors.ts';
 import { registerOpenApi } from './openapi.ts';
-import { describeValidationError, ERROR_KEYWORD } from './validation.ts';
+import { describeValidationError, ERROR_KEYWORD, finiteAfterCoercion } from './validation.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 const routesDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'routes');
@@ -342,10 +342,13 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // Both report the failing schema and value with each error (`verbose`), so that a schema's
   // own wording of its 400 (the `x-error` keyword, validation.ts) can be found and filled in.
   const compilers = AjvCompiler();
-  const shared = { removeAdditional: false, verbose: true, keywords: [ERROR_KEYWORD] };
+  // `strictNumbers`: JSON.parse reads `1e309` as Infinity, which is no number a field can hold.
+  const shared = { removeAdditional: false, verbose: true, strictNumbers: true, keywords: [ERROR_KEYWORD] };
   const coercing = compilers({}, { customOptions: { ...shared, coerceTypes: 'array' } });
   const exact = compilers({}, { customOptions: { ...shared, coerceTypes: false } });
-  app.setValidatorCompiler((route) => (route.httpPart === 'body' ? exact : coercing)(route));
+  app.setValidatorCompiler((route) =>
+    route.httpPart === 'body' ? exact(route) : finiteAfterCoercion(coercing(route), route.schema),
+  );
 
   // JSON only: Fastify's default text/plain parser would let other content types through.
   app.removeAllContentTypeParsers();

@@ -16,7 +16,7 @@
  * 100 characters, anything else by its kind) and `{quoted}` the same with a string in JSON
  * quotes, `{field}` the field's name (`activities[3].headline`). The keyword is Ajv's annotation only: it never changes what is valid.
  */
-import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import type { FastifySchemaValidationError, FastifyValidationResult } from 'fastify/types/schema.js';
 import { shown } from '../errors.ts';
 
 export const ERROR_KEYWORD = 'x-error';
@@ -137,4 +137,37 @@ export function describeValidationError(errors: FastifySchemaValidationError[], 
   const union = errors.length > 1 && (last.keyword === 'anyOf' || last.keyword === 'oneOf') ? last : undefined;
   const message = union ? unionMessage(union, errors as SchemaError[], dataVar) : null;
   return message ?? ownWording(error) ?? genericMessage(error, dataVar);
+}
+
+/**
+ * Ajv reads a query value such as `1e309` or `Infinity` as Infinity while coercing it to a
+ * number, and then leaves out `minimum` and `maximum`, which it applies to finite numbers only:
+ * the handler would get Infinity. A query or path value that became a number that is not finite
+ * fails here as its field's type, worded by its schema like any other failure.
+ */
+export function finiteAfterCoercion(validate: FastifyValidationResult, schema: unknown): FastifyValidationResult {
+  const properties = (schema as { properties?: Record<string, Record<string, unknown>> } | undefined)?.properties;
+  const checked: FastifyValidationResult = (data) => {
+    const result = validate(data);
+    checked.errors = validate.errors;
+    if (result !== true || data === null || typeof data !== 'object') return result;
+    for (const [field, value] of Object.entries(data)) {
+      const values: unknown[] = Array.isArray(value) ? value : [value];
+      if (!values.some((entry) => typeof entry === 'number' && !Number.isFinite(entry))) continue;
+      const parentSchema = properties?.[field] ?? {};
+      const error: SchemaError = {
+        keyword: 'type',
+        instancePath: `/${field}`,
+        schemaPath: `#/properties/${field}/type`,
+        params: { type: parentSchema.type ?? 'number' },
+        message: `must be ${parentSchema.type ?? 'number'}`,
+        parentSchema,
+        data: values.find((entry) => typeof entry === 'number' && !Number.isFinite(entry)),
+      };
+      checked.errors = [error];
+      return false;
+    }
+    return result;
+  };
+  return checked;
 }

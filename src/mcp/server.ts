@@ -26,7 +26,14 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 ) => void;
 
 /** As the routes validate a JSON body (src/http/app.ts): exact types, defaults filled in, each failure with its schema. */
-const ajv = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, verbose: true, strict: false });
+const ajv = new Ajv({
+  coerceTypes: false,
+  useDefaults: true,
+  removeAdditional: false,
+  verbose: true,
+  strict: false,
+  strictNumbers: true,
+});
 ajv.addKeyword(ERROR_KEYWORD);
 addFormats(ajv);
 

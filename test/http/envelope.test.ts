@@ -152,6 +152,27 @@ forEachDialect('the failure envelope', (dialect) => {
       request: () => call(t.app, 'POST', '/search', { key: KEYS.aliceAll, body: { query: 'rate', limit: 0 } }),
     },
     {
+      // Ajv coerces `1e309` to Infinity and then skips minimum and maximum: a 500 the fuzz found.
+      name: 'a query number past the range of a double',
+      status: 400,
+      error: 'limit must be an integer between 1 and 1000',
+      request: () =>
+        call(t.app, 'GET', '/projects?sort=usedAt&includeArchived=true&limit=1e309', { key: KEYS.aliceAll }),
+    },
+    {
+      name: 'a query number that is minus infinity',
+      status: 400,
+      error: 'limit must be an integer between 1 and 1000',
+      request: () => call(t.app, 'GET', '/projects?limit=-Infinity', { key: KEYS.aliceAll }),
+    },
+    {
+      name: 'a JSON number past the range of a double',
+      status: 400,
+      error: 'limit must be an integer between 1 and 50',
+      request: () =>
+        call(t.app, 'POST', '/search', { key: KEYS.aliceAll, body: '{"query":"rate","limit":1e309}', headers: json }),
+    },
+    {
       name: 'broken percent-encoding',
       status: 400,
       error: 'Malformed URL: a path segment is not valid percent-encoding',
