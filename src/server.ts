@@ -8,6 +8,8 @@ import { createRateLimiter } from './http/rate-limit.ts';
 import { DeliveryWorker } from './services/delivery/worker.ts';
 import { startSummaryScheduler } from './services/summaries/scheduler.ts';
 import { migrate, openStorage, SERVING_BUSY_TIMEOUT_MS } from './storage/database.ts';
+import { startWalCheckpointer } from './storage/wal-checkpointer.ts';
+import { keepTickObjectShape } from './lib/tick-shape.ts';
 
 export interface RunningServer {
   url: string;
@@ -24,6 +26,8 @@ export async function startServer(
   config: Config,
   { env = process.env, log: say = console.log }: ServerIo = {},
 ): Promise<RunningServer> {
+  // Before any load: see lib/tick-shape.ts.
+  await keepTickObjectShape();
   const storage = openStorage(config.databaseUrl);
   await migrate(storage);
   const firstRun = await seedDemoOnFirstRun(storage, { env, now: Date.now(), log: say });
@@ -31,6 +35,8 @@ export async function startServer(
   // wait long on a PostgreSQL server that stopped answering.
   storage.sqlite?.setBusyTimeout(SERVING_BUSY_TIMEOUT_MS);
   storage.setStatementTimeout?.(config.pgStatementTimeoutMs);
+  // SQLite: the write-ahead log is checkpointed off the request thread (storage/wal-checkpointer.ts).
+  const checkpointer = startWalCheckpointer(storage);
   // Redis going away and coming back is told in the server's log, as JSON lines like the rest.
   let log: FastifyBaseLogger | null = null;
   const rateLimiter = createRateLimiter(config.redisUrl, (usingRedis, reason) => {
@@ -54,6 +60,7 @@ export async function startServer(
   } catch (err) {
     await app.close();
     await rateLimiter.close();
+    await checkpointer?.stop();
     await storage.close();
     throw new Error(`cannot listen on HOST ${config.host}, PORT ${config.port}: ${(err as Error).message}`);
   }
@@ -103,6 +110,7 @@ export async function startServer(
       await summaries.stop();
       await deliveries.stop();
       await rateLimiter.close();
+      await checkpointer?.stop();
       await storage.close();
     })();
     return closing;

@@ -134,12 +134,10 @@ export async function upsertActivities(session: WriteSession, batch: ActivityWri
 async function writeActivities(session: WriteSession, { rows, statement }: ActivityUpsert): Promise<unknown[]> {
   const deferred = await session.beforeActivityWrite();
   // A replaced activity may leave its day and its task: those changed too.
+  const ids = rows.map((r) => r.id);
   const previous = session.fresh
     ? []
-    : await previousActivities(
-        session.db,
-        rows.map((r) => r.id),
-      );
+    : (session.takeLookedUpActivities(ids) ?? (await previousActivities(session.db, ids)));
   session.daysChanged(rows);
   session.daysChanged(previous);
   session.tasksTouched(rows.map((r) => r.task_id));
@@ -371,8 +369,10 @@ export async function activityOwners(session: WriteSession, ids: readonly string
   if (ids.length === 0) return new Map();
   const rows = await session.db
     .selectFrom('activities')
-    .select(['id', 'user_id'])
+    .select(['id', 'user_id', 'local_date', 'task_id'])
     .where('id', 'in', textList(session.db, ids))
     .execute();
+  // The upsert of these ids that usually follows needs the same rows: it is spared reading them again.
+  session.lookedUpActivities(ids, rows);
   return new Map(rows.map((r) => [r.id, r.user_id]));
 }

@@ -62,6 +62,16 @@ interface SqliteStatements {
    * busy database fails it at once (SQLITE_BUSY) instead of holding up the process.
    */
   withoutWaiting<T>(work: () => T): T;
+  /**
+   * Runs `work` with commits that are not synced to disk (synchronous = NORMAL): they survive a
+   * crash of the process, and reach the disk with the next commit that is synced. For a commit
+   * whose loss at a power cut would do no harm; the data it follows must be synced already.
+   */
+  unsynced<T>(work: () => Promise<T>): Promise<T>;
+  /** The database file (empty for an in-memory database). */
+  file: string;
+  /** How many pages of write-ahead log make a commit checkpoint it (wal_autocheckpoint; SQLite's default 1000). */
+  setAutoCheckpoint(pages: number): void;
   /** How long a statement waits for another process's lock from now on (busy_timeout), in ms. */
   setBusyTimeout(ms: number): void;
   /**
@@ -69,7 +79,80 @@ interface SqliteStatements {
    * online backup, step by step, so this process keeps serving meanwhile).
    */
   backup(file: string): Promise<void>;
+  /** This process's write transactions, one at a time in the order they asked (writeTransaction). */
+  turns: WriteTurns;
 }
+
+/**
+ * Hands this process's SQLite write transactions their turn one at a time, first come first
+ * served, and keeps them from filling a whole turn of the event loop.
+ *
+ * Node reads, in one turn of its event loop, every connection that was ready when the turn
+ * began, and a write used to run as soon as its request was read: under a steady load of large
+ * batches one turn ran ten of them back to back, and a request that arrived meanwhile waited
+ * for those and for the next turn's, about one write in ten taking twice as long as the others.
+ * Now writes run until they have taken TURN_BUDGET_MS of a turn; the rest wait, in the order
+ * they asked, for the next turn, after the loop has read what arrived meanwhile (which queues
+ * behind them). Small writes still run at once, several in a turn.
+ */
+class WriteTurns {
+  private busy = false;
+  private readonly waiting: (() => void)[] = [];
+  /** Time the writes took in this turn of the event loop, in ms. */
+  private spent = 0;
+  private resetting = false;
+  private started = 0;
+
+  /**
+   * Resolves when it is the caller's turn (undefined: at once); the caller must call `done()`
+   * once its transaction has ended.
+   */
+  take(): Promise<void> | undefined {
+    if (!this.busy && this.spent < TURN_BUDGET_MS) {
+      this.busy = true;
+      this.started = performance.now();
+      return undefined;
+    }
+    const turn = new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (!this.busy) {
+      // Over the budget and none running: the first waiter starts the next turn.
+      this.busy = true;
+      this.nextTurn();
+    }
+    return turn;
+  }
+
+  done(): void {
+    this.spent += performance.now() - this.started;
+    this.nextTurn();
+    if (this.spent < TURN_BUDGET_MS) this.handOn();
+  }
+
+  private handOn(): void {
+    const next = this.waiting.shift();
+    if (!next) {
+      this.busy = false;
+      return;
+    }
+    this.started = performance.now();
+    next();
+  }
+
+  /** Once the loop has gone round (setImmediate runs after it has read the connections). */
+  private nextTurn(): void {
+    if (this.resetting) return;
+    this.resetting = true;
+    setImmediate(() => {
+      this.resetting = false;
+      const stalled = this.spent >= TURN_BUDGET_MS;
+      this.spent = 0;
+      if (stalled) this.handOn();
+    });
+  }
+}
+
+/** How much of one turn of the event loop write transactions may take before the rest wait for the next. */
+const TURN_BUDGET_MS = 10;
 
 /**
  * How long a statement of a serving process waits for another process's write lock (an import
@@ -145,7 +228,7 @@ export function openStorage(url: string): Storage {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     sqlite.pragma('cache_size = -16384');
-    const statements = keepingStatements(sqlite);
+    const statements = keepingStatements(sqlite, memory ? '' : file);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
     const health = new DatabaseHealth(() => ping(db));
     return {
@@ -342,38 +425,64 @@ const STATEMENT_CACHE_SIZE = 256;
  * queries). Keeping the most recent statements saves that work. A statement still being
  * iterated cannot run twice at once, so a busy one is never handed out again.
  */
-function keepingStatements(sqlite: SqliteDatabase.Database): KyselySqliteDatabase & SqliteStatements {
+function keepingStatements(sqlite: SqliteDatabase.Database, file: string): KyselySqliteDatabase & SqliteStatements {
   const statements = new Map<string, SqliteDatabase.Statement>();
-  return {
+  // The busy timeout as openStorage sets it, then as setBusyTimeout does: known here rather than
+  // asked of SQLite at every write transaction.
+  let busyTimeoutMs = BUSY_TIMEOUT_MS;
+  const keeping: KyselySqliteDatabase & SqliteStatements = {
+    turns: new WriteTurns(),
     close: () => sqlite.close(),
     backup: async (file: string) => {
       await sqlite.backup(file);
     },
+    file,
+    setAutoCheckpoint(pages: number) {
+      sqlite.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(pages))}`);
+    },
+    // The pragmas of every write go through kept statements: sqlite.pragma() prepares anew.
+    async unsynced<T>(work: () => Promise<T>): Promise<T> {
+      setting('synchronous = NORMAL');
+      try {
+        return await work();
+      } finally {
+        setting('synchronous = FULL');
+      }
+    },
     setBusyTimeout(ms: number) {
-      sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(ms))}`);
+      busyTimeoutMs = Math.max(0, Math.floor(ms));
+      setting(`busy_timeout = ${busyTimeoutMs}`);
     },
     withoutWaiting<T>(work: () => T): T {
-      const waits = Number(sqlite.pragma('busy_timeout', { simple: true }));
-      sqlite.pragma('busy_timeout = 0');
+      const waits = busyTimeoutMs;
+      setting('busy_timeout = 0');
       try {
         return work();
       } finally {
-        sqlite.pragma(`busy_timeout = ${waits}`);
+        setting(`busy_timeout = ${waits}`);
       }
     },
-    prepare(sql: string) {
-      const kept = statements.get(sql);
-      if (kept && !kept.busy) {
-        statements.delete(sql);
-        statements.set(sql, kept);
-        return kept;
-      }
-      const statement = sqlite.prepare(sql);
-      statements.set(sql, statement);
-      if (statements.size > STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
-      return statement;
-    },
+    prepare,
   };
+  /** Sets a pragma through a kept statement (one that answers with the new value, or not). */
+  function setting(pragma: string): void {
+    const statement = prepare(`pragma ${pragma}`);
+    if (statement.reader) statement.get();
+    else statement.run();
+  }
+  function prepare(sql: string): SqliteDatabase.Statement {
+    const kept = statements.get(sql);
+    if (kept && !kept.busy) {
+      statements.delete(sql);
+      statements.set(sql, kept);
+      return kept;
+    }
+    const statement = sqlite.prepare(sql);
+    statements.set(sql, statement);
+    if (statements.size > STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+    return statement;
+  }
+  return keeping;
 }
 
 /**
@@ -381,21 +490,43 @@ function keepingStatements(sqlite: SqliteDatabase.Database): KyselySqliteDatabas
  * that begins by reading and writes later fails outright (SQLITE_BUSY) when another connection —
  * a running server creating a project or stamping a key's use — committed in between, whereas
  * the lock taken first is waited for like any other.
+ *
+ * `afterCommit` runs once the transaction has committed, on the same connection before it is
+ * handed on: on SQLite the process has one connection, and a step after the commit that asked
+ * for it again would wait behind every transaction queued meanwhile (under a load of writes,
+ * about doubling a write's latency for some of them).
  */
-export async function writeTransaction<T>(storage: Storage, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-  if (storage.dialect !== 'sqlite') return storage.db.transaction().execute(work);
-  return storage.db.connection().execute(async (connection) => {
-    await beginImmediate(storage.sqlite!);
-    try {
-      const result = await work(connection);
-      await sql`commit`.execute(connection);
+export async function writeTransaction<T>(
+  storage: Storage,
+  work: (trx: Kysely<Database>) => Promise<T>,
+  afterCommit?: (db: Kysely<Database>) => Promise<void>,
+): Promise<T> {
+  const turns = storage.sqlite?.turns;
+  const run = () =>
+    storage.db.connection().execute(async (connection) => {
+      let result: T;
+      if (storage.dialect !== 'sqlite') result = await connection.transaction().execute(work);
+      else {
+        await beginImmediate(storage.sqlite!);
+        try {
+          result = await work(connection);
+          await sql`commit`.execute(connection);
+        } catch (err) {
+          // SQLite may have rolled back already (some errors end the transaction themselves).
+          await sql`rollback`.execute(connection).catch(() => {});
+          throw err;
+        }
+      }
+      await afterCommit?.(connection);
       return result;
-    } catch (err) {
-      // SQLite may have rolled back already (some errors end the transaction themselves).
-      await sql`rollback`.execute(connection).catch(() => {});
-      throw err;
-    }
-  });
+    });
+  if (!turns) return run();
+  await turns.take();
+  try {
+    return await run();
+  } finally {
+    turns.done();
+  }
 }
 
 /** How long a write transaction of SQLite waits for another process's write lock (an import) in all. */

@@ -1,0 +1,206 @@
+/**
+ * How a process's write transactions take turns (storage/database.ts, writeTransaction): on
+ * SQLite one at a time, first come first served, and no more than about 10 ms of them in one
+ * turn of the event loop, so a request read meanwhile is not made to wait for two rounds of
+ * large writes; the step after a commit runs on the same connection before the next one; and
+ * the commit that only moves stamps is not synced. On both databases where the behaviour is
+ * shared.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
+import { writeTransaction } from '../../src/storage/database.ts';
+import { createTestDatabase, forEachDialect, type TestDatabase } from '../helper.ts';
+
+/** Keeps the thread busy for `ms`, as a large batch's statements do. */
+function busyFor(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {}
+}
+
+/** Resolves on the next turn of the event loop (after it has polled for I/O). */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+forEachDialect('write transactions', (dialect) => {
+  let database: TestDatabase;
+  before(async () => {
+    database = await createTestDatabase(dialect);
+    await sql`create table turn_log (n integer not null)`.execute(database.storage.db);
+  });
+  after(() => database.drop());
+
+  test('transactions asked for at once all commit, and one that fails lets the next run', async () => {
+    const { storage } = database;
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, n) =>
+        writeTransaction(storage, async (trx) => {
+          await sql`insert into turn_log (n) values (${n})`.execute(trx);
+          if (n === 3) throw new Error('this one fails');
+          return n;
+        }),
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled'],
+    );
+    const rows = await sql<{ n: number }>`select n from turn_log order by n`.execute(storage.db);
+    assert.deepEqual(
+      rows.rows.map((r) => Number(r.n)),
+      [0, 1, 2, 4, 5, 6, 7],
+    );
+    await sql`delete from turn_log`.execute(storage.db);
+  });
+
+  test('the step after the commit sees the commit, and its failure is the caller’s', async () => {
+    const { storage } = database;
+    let seen = -1;
+    await writeTransaction(
+      storage,
+      (trx) => sql`insert into turn_log (n) values (41)`.execute(trx),
+      async (db) => {
+        seen = Number((await sql<{ n: number }>`select count(*) as n from turn_log`.execute(db)).rows[0]!.n);
+      },
+    );
+    assert.equal(seen, 1);
+    await assert.rejects(
+      writeTransaction(
+        storage,
+        (trx) => sql`insert into turn_log (n) values (42)`.execute(trx),
+        async () => {
+          throw new Error('after the commit');
+        },
+      ),
+      /after the commit/,
+    );
+    // The transaction itself had committed.
+    const rows = await sql<{ n: number }>`select n from turn_log order by n`.execute(storage.db);
+    assert.deepEqual(
+      rows.rows.map((r) => Number(r.n)),
+      [41, 42],
+    );
+    await sql`delete from turn_log`.execute(storage.db);
+  });
+});
+
+test('SQLite: write transactions run one at a time in the order asked, each step after a commit before the next', async () => {
+  const database = await createTestDatabase('sqlite');
+  try {
+    const events: string[] = [];
+    let inside = 0;
+    await Promise.all(
+      Array.from({ length: 6 }, (_, n) =>
+        writeTransaction(
+          database.storage,
+          async () => {
+            inside++;
+            assert.equal(inside, 1, 'two write transactions overlapped');
+            events.push(`work ${n}`);
+            await nextTurn();
+            inside--;
+          },
+          async () => {
+            events.push(`after ${n}`);
+          },
+        ),
+      ),
+    );
+    assert.deepEqual(events, Array.from({ length: 6 }, (_, n) => [`work ${n}`, `after ${n}`]).flat());
+  } finally {
+    await database.drop();
+  }
+});
+
+test('SQLite: small writes run several to a turn of the event loop; large ones one a turn, with the loop turning between', async () => {
+  const database = await createTestDatabase('sqlite');
+  try {
+    const { storage } = database;
+    // Small: five writes asked for together all end before the loop turns.
+    const ended: number[] = [];
+    let turned = false;
+    const turn = nextTurn().then(() => {
+      turned = true;
+    });
+    const small = Array.from({ length: 5 }, (_, n) =>
+      writeTransaction(storage, async () => {
+        ended.push(n);
+        return turned;
+      }),
+    );
+    const afterTurn = await Promise.all(small);
+    await turn;
+    assert.deepEqual(ended, [0, 1, 2, 3, 4]);
+    assert.deepEqual(afterTurn, [false, false, false, false, false], 'a small write waited for the loop to turn');
+
+    // Large: each takes 15 ms of the thread; between two of them the loop turns (it would read
+    // the connections there), so a callback queued for the next turn runs in between.
+    const order: string[] = [];
+    const large = (n: number) =>
+      writeTransaction(storage, async () => {
+        order.push(`large ${n}`);
+        busyFor(15);
+      });
+    await nextTurn();
+    const writes = [large(0), large(1), large(2)];
+    setImmediate(() => order.push('turn'));
+    await Promise.all(writes);
+    assert.equal(order[0], 'large 0');
+    assert.ok(
+      order.indexOf('turn') > 0 && order.indexOf('turn') < order.indexOf('large 1'),
+      `the loop did not turn between two large writes: ${order.join(', ')}`,
+    );
+    assert.deepEqual(
+      order.filter((e) => e !== 'turn'),
+      ['large 0', 'large 1', 'large 2'],
+    );
+
+    // A write asked for while others wait goes behind them, though the first is done.
+    const queued: string[] = [];
+    await nextTurn();
+    const first = writeTransaction(storage, async () => {
+      queued.push('a');
+      busyFor(12);
+    });
+    const second = writeTransaction(storage, async () => {
+      queued.push('b');
+    });
+    await first;
+    const third = writeTransaction(storage, async () => {
+      queued.push('c');
+    });
+    await Promise.all([second, third]);
+    assert.deepEqual(queued, ['a', 'b', 'c']);
+  } finally {
+    await database.drop();
+  }
+});
+
+test('SQLite: the commit run unsynced goes back to synced commits, whatever the work did; the busy timeout is kept', async () => {
+  const database = await createTestDatabase('sqlite');
+  try {
+    const sqlite = database.storage.sqlite!;
+    const level = () => Number(sqlite.prepare('pragma synchronous').pluck().get());
+    assert.equal(level(), 2, 'FULL');
+    assert.equal(await sqlite.unsynced(async () => level()), 1, 'NORMAL inside');
+    assert.equal(level(), 2);
+    await assert.rejects(
+      sqlite.unsynced(async () => {
+        throw new Error('failed inside');
+      }),
+      /failed inside/,
+    );
+    assert.equal(level(), 2);
+    // A write transaction takes the lock without waiting, then waits as set again.
+    const busyTimeout = () => Number(sqlite.prepare('pragma busy_timeout').pluck().get());
+    sqlite.setBusyTimeout(50);
+    let during = -1;
+    await writeTransaction(database.storage, async () => {
+      during = busyTimeout();
+    });
+    assert.equal(during, 50, 'the transaction waits as set once it has the lock');
+    assert.equal(busyTimeout(), 50);
+    assert.equal(level(), 2);
+  } finally {
+    await database.drop();
+  }
+});
