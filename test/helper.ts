@@ -2,6 +2,7 @@
  * Test support: a Daybook app on a fresh database of either dialect, provisioned from a
  * dataset file, driven through real HTTP with app.inject().
  */
+import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { type Socket, connect, createServer } from 'node:net';
@@ -375,4 +376,13 @@ export function countingStatements(database: TestDatabase): CountedDatabase {
       return statements;
     },
   };
+}
+
+/** Polls `check` every 100 ms until it is true; fails after `ms` with `what`. */
+export async function until(what: string, ms: number, check: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    assert.ok(Date.now() < deadline, `${what}: not within ${ms / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

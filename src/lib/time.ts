@@ -17,21 +17,41 @@ export function isValidTimezone(tz: string): boolean {
 // single last-bucket memo per zone would miss; the map is cleared when it grows large.
 const offsets = new Map<string, number>();
 
+// The last bucket asked for: a batch of activities asks for one zone and nearby instants.
+let lastZone = '';
+let lastBucket = Number.NaN;
+let lastOffset = 0;
+
 /** UTC offset of `tz` at `ms`, in milliseconds. */
 export function offsetAt(ms: number, tz: string): number {
-  const key = `${tz}\u0000${Math.floor(ms / BUCKET_MS)}`;
+  const bucket = Math.floor(ms / BUCKET_MS);
+  if (bucket === lastBucket && tz === lastZone) return lastOffset;
+  const key = `${tz}\u0000${bucket}`;
   let offsetMs = offsets.get(key);
   if (offsetMs === undefined) {
     offsetMs = DateTime.fromMillis(ms, { zone: tz }).offset * 60_000;
     if (offsets.size >= 200_000) offsets.clear();
     offsets.set(key, offsetMs);
   }
+  lastZone = tz;
+  lastBucket = bucket;
+  lastOffset = offsetMs;
   return offsetMs;
 }
 
+// The last local day written out, by its number of days since 1970.
+let lastDay = Number.NaN;
+let lastDate = '';
+
 /** The local calendar date of instant `ms` in `tz`. */
 export function localDateOf(ms: number, tz: string): string {
-  return new Date(ms + offsetAt(ms, tz)).toISOString().slice(0, 10);
+  const local = ms + offsetAt(ms, tz);
+  const day = Math.floor(local / DAY_MS);
+  if (day !== lastDay) {
+    lastDate = new Date(local).toISOString().slice(0, 10);
+    lastDay = day;
+  }
+  return lastDate;
 }
 
 /** Local `HH:MM` of instant `ms` in `tz`. */
@@ -70,6 +90,13 @@ export function localNoon(date: string, tz: string): number {
 /** The instant of the local time `hhmm` (HH:MM) on `date` in `tz` (a time the zone skipped: the one after the change). */
 export function localTimeOn(date: string, hhmm: string, tz: string): number {
   return DateTime.fromISO(`${date}T${hhmm}:00`, { zone: tz }).toMillis();
+}
+
+/** The number of days of `month` (1–12) in `year` of the Gregorian calendar; 0 for another month number. */
+export function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  if (month === 4 || month === 6 || month === 9 || month === 11) return 30;
+  return Number.isInteger(month) && month >= 1 && month <= 12 ? 31 : 0;
 }
 
 export function addDays(date: string, days: number): string {

@@ -217,15 +217,6 @@ export async function webhookDestinations(
   return ids;
 }
 
-/** Polls `check` every 100 ms until it is true; fails after `ms` with `what`. */
-export async function until(what: string, ms: number, check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    assert.ok(Date.now() < deadline, `${what}: not within ${ms / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** SIGTERM, and how the process ended and how long it took; fails if it takes longer than `ms`. */
 export async function terminate(child: ChildProcess, ms: number): Promise<{ code: number | null; tookMs: number }> {
   const started = Date.now();

@@ -16,6 +16,7 @@ import {
   createSharedTestDatabase,
   createTestDatabase,
   forEachDialect,
+  until,
 } from '../helper.ts';
 import { killHard, serve } from '../reliability/processes.ts';
 import {
@@ -23,7 +24,6 @@ import {
   type Receiver,
   startReceiver,
   terminate,
-  until,
   webhookDestinations,
   workOn,
   workUsers,

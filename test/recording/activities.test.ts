@@ -236,6 +236,42 @@ forEachDialect('POST /activities and DELETE /activities/:id', (dialect) => {
         'activities[0].start must be an ISO 8601 instant with an offset or Z, or Unix milliseconds',
       ],
       [
+        { activities: [item({ start: '2025-02-29T09:00:00Z' })] },
+        'activities[0].start must be an ISO 8601 instant with an offset or Z, or Unix milliseconds',
+      ],
+      [
+        { activities: [item({ start: '1900-02-29T09:00:00Z' })] },
+        'activities[0].start must be an ISO 8601 instant with an offset or Z, or Unix milliseconds',
+      ],
+      [
+        { activities: [item({ start: '2026-04-31T09:00:00Z' })] },
+        'activities[0].start must be an ISO 8601 instant with an offset or Z, or Unix milliseconds',
+      ],
+      [
+        { activities: [item({ start: '2026-11-00T09:00:00Z' })] },
+        'activities[0].start must be an ISO 8601 instant with an offset or Z, or Unix milliseconds',
+      ],
+      [
+        { activities: [item({ start: '2026-13-01T09:00:00Z' })] },
+        'activities[0].start must be an ISO 8601 instant with an offset or Z, or Unix milliseconds',
+      ],
+      [
+        { activities: [item({ start: '2026-11-21T24:00:00Z' })] },
+        'activities[0].start must be an ISO 8601 instant with an offset or Z, or Unix milliseconds',
+      ],
+      [
+        { activities: [item({ start: '2026-11-21T09:60Z' })] },
+        'activities[0].start must be an ISO 8601 instant with an offset or Z, or Unix milliseconds',
+      ],
+      [
+        { activities: [item({ start: '2026-11-21T09:00:60+01:00' })] },
+        'activities[0].start must be an ISO 8601 instant with an offset or Z, or Unix milliseconds',
+      ],
+      [
+        { activities: [item({ start: '0099-11-21T09:00:00Z' })] },
+        'activities[0].start must be an ISO 8601 instant with an offset or Z, or Unix milliseconds',
+      ],
+      [
         { activities: [item({ start: true })] },
         'activities[0].start must be an ISO 8601 instant with an offset or Z, or Unix milliseconds',
       ],
@@ -285,6 +321,59 @@ forEachDialect('POST /activities and DELETE /activities/:id', (dialect) => {
     });
     assert.deepEqual([tooLarge.status, tooLarge.json], failure(413, 'Request body too large'));
     assert.equal(await count(), before + 1);
+  });
+
+  test('leap days and the last second of a day are real dates', async () => {
+    const res = await post({
+      activities: [
+        item({ id: 'a_leap_2024', start: '2024-02-29T23:59:59+01:00' }),
+        item({ id: 'a_leap_2000', start: '2000-02-29T00:00Z' }),
+        item({ id: 'a_leap_1600', start: '1600-02-29T12:00:00.5Z' }),
+      ],
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.json));
+    assert.deepEqual(res.json.ids, ['a_leap_2024', 'a_leap_2000', 'a_leap_1600']);
+    const stored = await database.storage.db
+      .selectFrom('activities')
+      .select(['id', 'start', 'local_date'])
+      .where('id', 'in', ['a_leap_2024', 'a_leap_2000', 'a_leap_1600'])
+      .orderBy('start')
+      .execute();
+    assert.deepEqual(
+      stored.map((r) => [r.id, Number(r.start), r.local_date]),
+      [
+        ['a_leap_1600', Date.parse('1600-02-29T12:00:00.500Z'), '1600-02-29'],
+        ['a_leap_2000', Date.parse('2000-02-29T00:00:00Z'), '2000-02-29'],
+        ['a_leap_2024', Date.parse('2024-02-29T22:59:59Z'), '2024-02-29'],
+      ],
+    );
+  });
+
+  test('a task’s minutes in /search add up without binary noise (0.4 + 0.2 + 0.1 is 0.7)', async () => {
+    const task = await call(t.app, 'POST', '/tasks', {
+      key: ALICE,
+      body: { id: 'k_binary_noise', title: 'Quasar binary noise check', date: '2026-11-20' },
+    });
+    assert.equal(task.status, 201, JSON.stringify(task.json));
+    const recorded = await post({
+      activities: [0.4, 0.2, 0.1].map((minutes, i) =>
+        item({ start: `2026-11-20T1${i}:00:00Z`, durationMinutes: minutes, taskId: 'k_binary_noise' }),
+      ),
+    });
+    assert.equal(recorded.status, 200, JSON.stringify(recorded.json));
+    const res = await call(t.app, 'POST', '/search', {
+      key: ALICE,
+      body: { query: 'quasar binary noise', sources: ['tasks'] },
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.json));
+    assert.deepEqual(
+      res.json.results.map((r: { id: string; metadata: unknown }) => [r.id, r.metadata]),
+      [['k_binary_noise', { minutes: 0.7, projectId: null, visible: true }]],
+    );
+    // And the task as POST /tasks/:id answers it.
+    const updated = await call(t.app, 'POST', '/tasks/k_binary_noise', { key: ALICE, body: { visible: true } });
+    assert.equal(updated.status, 200, JSON.stringify(updated.json));
+    assert.equal(updated.json.task.minutes, 0.7);
   });
 
   test('a batch of 1,000 items is stored whole', async () => {

@@ -74,7 +74,11 @@ export async function recordActivities(
     const given = items.filter((item) => item.given).map((item) => item.id);
     // Another write of one of these ids (another user's) ends first, then its rows are seen.
     await lockIds(session, 'activity', given);
-    const owners = await activityOwners(session, given);
+    // All the ids, new ones too: the upsert then needs no look-up of its own.
+    const owners = await activityOwners(
+      session,
+      items.map((item) => item.id),
+    );
     for (const item of items) {
       const owner = owners.get(item.id);
       if (owner !== undefined && owner !== userId)

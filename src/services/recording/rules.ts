@@ -4,6 +4,7 @@
  */
 import { type ApiError, badRequest, forbidden, shown } from '../../errors.ts';
 import { isBlank } from '../../lib/blank.ts';
+import { daysInMonth } from '../../lib/time.ts';
 import type { ProjectForLogging } from '../../storage/projects.ts';
 import { START_RULE, TITLE_RULE } from '../../schemas/record-fields.ts';
 import { canSeeProject, mayLogTime, type Viewer } from '../projects/access.ts';
@@ -27,18 +28,23 @@ export function readInstant(value: string | number, field: string): number {
   return ms;
 }
 
-/** Date.parse rolls 2026-02-30 over to March: the written date must be the one parsed. */
+/**
+ * Date.parse rolls 2026-02-30 over to March: the written date and time (YYYY-MM-DDTHH:MM[:SS],
+ * as the schema's pattern has it) must be real ones. Years below 100 are refused, as they were
+ * when this went through Date.UTC (which reads them as 19xx).
+ */
 function realDate(text: string): boolean {
-  const [y, m, d] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
-  const day = new Date(Date.UTC(y, m - 1, d));
-  const [hh, mm] = text.slice(11, 16).split(':').map(Number) as [number, number];
+  const y = Number(text.slice(0, 4));
+  const m = Number(text.slice(5, 7));
+  const d = Number(text.slice(8, 10));
   const seconds = text.length > 17 && text[16] === ':' ? Number(text.slice(17, 19)) : 0;
+  const days = daysInMonth(y, m);
   return (
-    day.getUTCFullYear() === y &&
-    day.getUTCMonth() === m - 1 &&
-    day.getUTCDate() === d &&
-    hh < 24 &&
-    mm < 60 &&
+    y >= 100 &&
+    d >= 1 &&
+    d <= days &&
+    Number(text.slice(11, 13)) < 24 &&
+    Number(text.slice(14, 16)) < 60 &&
     seconds < 60
   );
 }

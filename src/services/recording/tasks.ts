@@ -11,6 +11,7 @@ import { type ActivityWrite, upsertActivities } from '../../storage/activities.t
 import type { Storage } from '../../storage/database.ts';
 import { type ProjectForLogging, projectsForLoggingNamed } from '../../storage/projects.ts';
 import { deleteTasks, findTask, type TaskRead, type TaskWrite, upsertTasks } from '../../storage/tasks.ts';
+import { cleanMinutes } from '../reports/tally.ts';
 import { lockIds, type WriteSession, writeRecords } from '../../storage/writes.ts';
 import type { CreateTaskBody, Task, UpdateTaskBody } from '../../schemas/tasks.ts';
 import { canSeeProject, type Viewer } from '../projects/access.ts';
@@ -87,7 +88,8 @@ function present(task: TaskRead & { minutes: number }): Task {
     date: task.date,
     projectId: task.project_id,
     visible: Boolean(task.visible),
-    minutes: task.minutes,
+    // A sum of fractional minutes: without its binary noise, as reports show it.
+    minutes: cleanMinutes(task.minutes),
     createdAt: toIso(task.created_at)!,
   };
 }

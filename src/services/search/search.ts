@@ -10,6 +10,7 @@ import { parseSearchRequest, parseTerms, wordsOfTerms } from './query.ts';
 import { type RankedDocument, rankDocuments } from './ranking.ts';
 import { bestField, buildSnippet } from './snippet.ts';
 import { DAY_MS } from '../../lib/time.ts';
+import { cleanMinutes } from '../reports/tally.ts';
 
 /** `Found 3 matches for "x" in the last 7 days.` / `No matches for "x" in the last 1 day.` */
 function describeMatches(total: number, query: string, days: number): string {
@@ -28,7 +29,8 @@ function presentResults(page: RankedDocument[]): SearchResult[] {
     matchedFields,
     metadata:
       d.source === 'tasks'
-        ? { minutes: d.minutes ?? 0, projectId: d.projectId ?? null, visible: d.visible ?? true }
+        ? // A sum of fractional minutes, in the database's order: without its binary noise.
+          { minutes: cleanMinutes(d.minutes ?? 0), projectId: d.projectId ?? null, visible: d.visible ?? true }
         : { taskId: d.taskId ?? null, categoryName: d.categoryName ?? null, categoryEmoji: d.categoryEmoji ?? null },
   }));
 }

@@ -2,7 +2,7 @@
  * The periods summaries cover: a local day, a week by the user's week start, a calendar month,
  * quarter or year. Periods are closed ranges of local dates (`start` and `end` inclusive).
  */
-import { addDays, weekStartOf } from '../../lib/time.ts';
+import { addDays, daysInMonth, weekStartOf } from '../../lib/time.ts';
 
 export const LEVELS = ['day', 'week', 'month', 'quarter', 'year'] as const;
 export type Level = (typeof LEVELS)[number];
@@ -37,9 +37,7 @@ function monthStart(year: number, month: number): string {
  */
 function monthEnd(year: number, month: number): string {
   const [y, m] = normalMonth(year, month);
-  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-  const days = m === 2 ? (leap ? 29 : 28) : m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
-  return dateOf(y, m, days);
+  return dateOf(y, m, daysInMonth(y, m));
 }
 
 /** The period of `level` that contains the local date `date`. */
