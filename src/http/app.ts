@@ -19,6 +19,7 @@ import Fastify, {
 import cors from '@fastify/cors';
 import FindMyWay from 'find-my-way';
 import AjvCompiler from '@fastify/ajv-compiler';
+import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import { mayHoldUnstorableText, NUL_RULE, unstorableText } from '../lib/text-checks.ts';
 import { registerAuth } from './auth.ts';
 import { registerMetrics } from './metrics.ts';
@@ -180,6 +181,49 @@ class RequestLineLogger extends LogController {
   }
 }
 
+/**
+ * Query strings and path parameters arrive as text, so their values are coerced to the declared
+ * types; JSON bodies carry real types, so `"limit": "5"` or `"name": 5` is a 400. Both report the
+ * failing schema and value with each error (`verbose`), so that a schema's own wording of its 400
+ * (the `x-error` keyword, validation.ts) can be found and filled in. `strictNumbers`: JSON.parse
+ * reads `1e309` as Infinity, which is no number a field can hold.
+ *
+ * One pair per process: Ajv keeps what it compiled by schema, and the route schemas are the same
+ * objects in every app, so an app built after the first (the tests build hundreds) reuses them.
+ */
+let compilers: { coercing: ValidatorCompiler; exact: ValidatorCompiler } | undefined;
+type ValidatorCompiler = ReturnType<ReturnType<typeof AjvCompiler>>;
+function validatorCompilers(): { coercing: ValidatorCompiler; exact: ValidatorCompiler } {
+  if (compilers) return compilers;
+  const pool = AjvCompiler();
+  const shared = { removeAdditional: false, verbose: true, strictNumbers: true, keywords: [ERROR_KEYWORD] };
+  compilers = {
+    coercing: pool({}, { customOptions: { ...shared, coerceTypes: 'array' } }),
+    exact: pool({}, { customOptions: { ...shared, coerceTypes: false } }),
+  };
+  return compilers;
+}
+
+/**
+ * Fastify's own response serializers (fast-json-stringify), kept by schema for the same reason:
+ * building them was half of what a new app cost. No app adds shared schemas or serializer
+ * options, so a schema object always compiles to the same function.
+ */
+const buildSerializers = SerializerSelector();
+const serializers = new WeakMap<object, unknown>();
+const keptSerializers: typeof buildSerializers = (externalSchemas, options) => {
+  const compile = buildSerializers(externalSchemas, options);
+  return (route) => {
+    const schema = route.schema as object;
+    let serializer = serializers.get(schema);
+    if (serializer === undefined) {
+      serializer = compile(route);
+      serializers.set(schema, serializer);
+    }
+    return serializer as ReturnType<typeof compile>;
+  };
+};
+
 const MAX_PARAM_LENGTH = 16 * 1024;
 
 /** A request body refused while it was parsed (see the content-type parsers below). */
@@ -284,6 +328,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     exposeHeadRoutes: false,
     trustProxy: deps.config.trustProxy,
     schemaErrorFormatter: (errors, dataVar) => new ApiError(400, describeValidationError(errors, dataVar)),
+    schemaController: { compilersFactory: { buildSerializer: keptSerializers } },
     // A path segment may be as long as the request line allows (Node caps the headers at 16 KiB),
     // so a long project id is looked up and answered 404 like any other unknown id.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -337,15 +382,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     );
   });
 
-  // Query strings and path parameters arrive as text, so their values are coerced to the
-  // declared types; JSON bodies carry real types, so `"limit": "5"` or `"name": 5` is a 400.
-  // Both report the failing schema and value with each error (`verbose`), so that a schema's
-  // own wording of its 400 (the `x-error` keyword, validation.ts) can be found and filled in.
-  const compilers = AjvCompiler();
-  // `strictNumbers`: JSON.parse reads `1e309` as Infinity, which is no number a field can hold.
-  const shared = { removeAdditional: false, verbose: true, strictNumbers: true, keywords: [ERROR_KEYWORD] };
-  const coercing = compilers({}, { customOptions: { ...shared, coerceTypes: 'array' } });
-  const exact = compilers({}, { customOptions: { ...shared, coerceTypes: false } });
+  const { coercing, exact } = validatorCompilers();
   app.setValidatorCompiler((route) =>
     route.httpPart === 'body' ? exact(route) : finiteAfterCoercion(coercing(route), route.schema),
   );
