@@ -2,17 +2,23 @@
  * GET /docs in a real browser (Debian's chromium, installed by scripts/browser.sh, driven by
  * playwright-core), on a database seeded as a first start seeds it: a visitor pastes the demo key
  * and presses Execute on every operation with the example the page fills in.
+ *
+ * The browser drives the first database of the run (SQLite unless DAYBOOK_TEST_DIALECTS says
+ * otherwise): the page is the same whichever database answers, and rendering it is most of this
+ * file's time. Every request the page sent there is then sent again, byte for byte but for the
+ * demo key, to a server on each other database, which must answer it the same way.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type BrowserContext, type Page, chromium } from 'playwright-core';
 import { seedDemoOnFirstRun } from '../../src/first-run.ts';
-import { type TestApp, call, createTestApp, forEachDialect } from '../helper.ts';
+import { DIALECTS, type TestApp, call, createTestApp } from '../helper.ts';
+import type { Dialect } from '../../src/storage/database.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const outputDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'test-output');
@@ -61,7 +67,28 @@ const EXPECTED_STATUS: Record<string, number> = {
   'POST /project': 200,
 };
 
-forEachDialect('the /docs page in a browser', (dialect) => {
+/** A request the page sent when Execute was pressed, as the server received it. */
+interface Executed {
+  name: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  contentType: string | undefined;
+  body: string | null;
+}
+const executed: Executed[] = [];
+
+/** A server on a database seeded as a first start seeds it, and the demo key that start prints. */
+async function demoServer(dialect: Dialect): Promise<{ t: TestApp; key: string }> {
+  const t = await createTestApp(dialect, { dataset: null, now: NOW });
+  const demo = await seedDemoOnFirstRun(t.storage, { env: {}, now: NOW });
+  assert.ok(demo);
+  return { t, key: demo.key.key };
+}
+
+const [browserDialect = 'sqlite', ...otherDialects] = DIALECTS;
+
+describe(`the /docs page in a browser [${browserDialect}]`, () => {
+  const dialect = browserDialect;
   let t: TestApp;
   let url: string;
   let key: string;
@@ -70,10 +97,7 @@ forEachDialect('the /docs page in a browser', (dialect) => {
 
   before(async () => {
     assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: run bash scripts/browser.sh`);
-    t = await createTestApp(dialect, { dataset: null, now: NOW });
-    const demo = await seedDemoOnFirstRun(t.storage, { env: {}, now: NOW });
-    assert.ok(demo);
-    key = demo.key.key;
+    ({ t, key } = await demoServer(dialect));
     url = await t.app.listen({ port: 0, host: '127.0.0.1' });
     profile = await mkdtemp(join(tmpdir(), 'daybook-chromium-'));
     browser = await chromium.launchPersistentContext(profile, {
@@ -167,7 +191,17 @@ forEachDialect('the /docs page in a browser', (dialect) => {
       assert.ok(document.paths[path][method].responses[expected], `${name} documents ${expected}`);
       const operation = operationBlock(page, method, path);
       await operation.locator('.opblock-summary').click();
+      const sent = page.waitForRequest((request) => ['fetch', 'xhr'].includes(request.resourceType()));
       await operation.locator('button.execute').click();
+      const request = await sent;
+      const target = new URL(request.url());
+      executed.push({
+        name,
+        method: request.method() as Executed['method'],
+        path: `${target.pathname}${target.search}`,
+        contentType: await request.headerValue('content-type').then((value) => value ?? undefined),
+        body: request.postData(),
+      });
       // The status cell of the answer the page received, as the visitor reads it.
       const response = operation.locator('.live-responses-table .response').first();
       const status = response.locator('.response-col_status');
@@ -196,3 +230,29 @@ forEachDialect('the /docs page in a browser', (dialect) => {
     await page.close();
   });
 });
+
+for (const dialect of otherDialects) {
+  describe(`the requests /docs sends [${dialect}]`, () => {
+    let t: TestApp;
+    let key: string;
+    before(async () => {
+      ({ t, key } = await demoServer(dialect));
+    });
+    after(() => t?.close());
+
+    test('each request Execute sent in the browser gets the same status here, in the same order', async () => {
+      // The browser's run above records them; it runs first in this file.
+      assert.deepEqual(executed.map(({ name }) => name).sort(), Object.keys(EXPECTED_STATUS).sort());
+      for (const request of executed) {
+        const response = await call(t.app, request.method, request.path, {
+          key,
+          ...(request.body === null ? {} : { body: request.body }),
+          ...(request.contentType === undefined ? {} : { headers: { 'content-type': request.contentType } }),
+        });
+        const expected = EXPECTED_STATUS[request.name];
+        assert.equal(response.status, expected, `${request.name} answered ${response.status}: ${response.body}`);
+        assert.notEqual(response.json.success, response.status >= 300, `${request.name}: ${response.body}`);
+      }
+    });
+  });
+}
