@@ -69,10 +69,11 @@ class ChunkedWriter {
     this.out = out;
   }
 
-  async write(text: string): Promise<void> {
+  /** Settles at once (no promise) unless a chunk was due: an await per record cost a tenth. */
+  write(text: string): Promise<void> | undefined {
     this.buffer.push(text);
     this.size += text.length;
-    if (this.size >= 1 << 16) await this.flush();
+    return this.size >= 1 << 16 ? this.flush() : undefined;
   }
 
   async flush(): Promise<void> {
@@ -99,7 +100,10 @@ export async function writeDemoNdjson(
   let n = 0;
   for (const { type, record } of demoRecords(options)) {
     counts[type]++;
-    await writer.write(`${JSON.stringify({ type, ...record })}\n`);
+    // `{"type":…,` and the record's own fields: what JSON.stringify({ type, ...record }) writes,
+    // without a copy of every record (records always have fields).
+    const flushed = writer.write(`{"type":${JSON.stringify(type)},${JSON.stringify(record).slice(1)}\n`);
+    if (flushed) await flushed;
     if (++n % 10_000 === 0) onRecord?.(n);
   }
   await writer.flush();
