@@ -6,30 +6,38 @@
  */
 import assert from 'node:assert/strict';
 import { executionAsyncId } from 'node:async_hooks';
+import { execFile } from 'node:child_process';
 import { test } from 'node:test';
+import { promisify } from 'node:util';
 import { heldTickObject, keepTickObjectShape } from '../../src/lib/tick-shape.ts';
 
-// `npm run test:fast` runs every file in one process, where another test may have started a
-// server first; `npm test` runs this file in a process of its own, where nothing is held yet.
-test('startServer holds one before it serves (nothing held before)', async (t) => {
-  if (heldTickObject() !== undefined) {
-    t.skip('a server of another test file in this process holds one already');
-    return;
-  }
-  assert.equal(heldTickObject(), undefined);
-  const { startServer } = await import('../../src/server.ts');
-  const { loadConfig } = await import('../../src/config.ts');
-  const server = await startServer(
-    { ...loadConfig({ DAYBOOK_DATABASE_URL: 'sqlite::memory:', DAYBOOK_DEMO: 'off' }), port: 0, host: '127.0.0.1' },
-    { env: { DAYBOOK_DEMO: 'off' }, log: () => {} },
-  );
-  try {
-    assert.ok(heldTickObject());
-    const res = await fetch(`${server.url}/healthz`);
-    assert.equal(res.status, 200);
-  } finally {
+const run = promisify(execFile);
+
+/**
+ * In a Node process of its own: the test runner runs many files in one process, where another
+ * test may have started a server (and so held a tick object) first.
+ */
+test('startServer holds one before it serves (nothing held before)', async () => {
+  const module = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
+  const code = `
+    import { heldTickObject } from ${module('../../src/lib/tick-shape.ts')};
+    import { startServer } from ${module('../../src/server.ts')};
+    import { loadConfig } from ${module('../../src/config.ts')};
+    const before = heldTickObject() !== undefined;
+    const server = await startServer(
+      { ...loadConfig({ DAYBOOK_DATABASE_URL: 'sqlite::memory:', DAYBOOK_DEMO: 'off' }), port: 0, host: '127.0.0.1' },
+      { env: { DAYBOOK_DEMO: 'off' }, log: () => {} },
+    );
+    const after = heldTickObject() !== undefined;
+    const status = (await fetch(server.url + '/healthz')).status;
     await server.close();
-  }
+    console.log('held: ' + JSON.stringify({ before, after, status }));
+  `;
+  const { stdout } = await run(process.execPath, ['--input-type=module', '--eval', code]);
+  // The server's own log lines come on the same stream.
+  const line = stdout.split('\n').find((text) => text.startsWith('held: '));
+  assert.ok(line, stdout);
+  assert.deepEqual(JSON.parse(line.slice('held: '.length)), { before: false, after: true, status: 200 });
 });
 
 test('the held object is a tick object; asking again keeps it; no hook stays enabled', async () => {
