@@ -147,22 +147,28 @@ export function describeValidationError(errors: FastifySchemaValidationError[], 
  */
 export function finiteAfterCoercion(validate: FastifyValidationResult, schema: unknown): FastifyValidationResult {
   const properties = (schema as { properties?: Record<string, Record<string, unknown>> } | undefined)?.properties;
+  // Only the fields that can become numbers are looked at, and a route without any keeps Ajv's own.
+  const numeric = Object.entries(properties ?? {}).filter(([, field]) =>
+    [field.type].flat().some((type) => type === 'integer' || type === 'number'),
+  );
+  if (numeric.length === 0) return validate;
+  const notFinite = (entry: unknown) => typeof entry === 'number' && !Number.isFinite(entry);
   const checked: FastifyValidationResult = (data) => {
     const result = validate(data);
     checked.errors = validate.errors;
     if (result !== true || data === null || typeof data !== 'object') return result;
-    for (const [field, value] of Object.entries(data)) {
-      const values: unknown[] = Array.isArray(value) ? value : [value];
-      if (!values.some((entry) => typeof entry === 'number' && !Number.isFinite(entry))) continue;
-      const parentSchema = properties?.[field] ?? {};
+    for (const [field, parentSchema] of numeric) {
+      const value = (data as Record<string, unknown>)[field];
+      const bad = (Array.isArray(value) ? value : [value]).find(notFinite);
+      if (bad === undefined) continue;
       const error: SchemaError = {
         keyword: 'type',
         instancePath: `/${field}`,
         schemaPath: `#/properties/${field}/type`,
-        params: { type: parentSchema.type ?? 'number' },
-        message: `must be ${parentSchema.type ?? 'number'}`,
+        params: { type: parentSchema.type },
+        message: `must be ${parentSchema.type}`,
         parentSchema,
-        data: values.find((entry) => typeof entry === 'number' && !Number.isFinite(entry)),
+        data: bad,
       };
       checked.errors = [error];
       return false;
