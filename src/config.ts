@@ -80,6 +80,15 @@ export function pgPoolSize(env: NodeJS.ProcessEnv = process.env): number {
   return integer(env, 'DAYBOOK_PG_POOL_SIZE', 10, 1);
 }
 
+/**
+ * Write transactions one process runs at once on PostgreSQL (`DAYBOOK_PG_WRITERS`); the others
+ * wait their turn in the order they came (storage/database.ts, WriteSlots). Read where the pool
+ * is made, like the pool's size.
+ */
+export function pgWriters(env: NodeJS.ProcessEnv = process.env): number {
+  return integer(env, 'DAYBOOK_PG_WRITERS', 3, 1);
+}
+
 /** The longest a PostgreSQL timeout may be set to: a day, well within what a timer can wait. */
 const MAX_DATABASE_WAIT_MS = 86_400_000;
 
@@ -154,6 +163,7 @@ function corsOrigins(env: NodeJS.ProcessEnv): string[] {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   pgPoolSize(env);
+  pgWriters(env);
   pgConnectTimeoutMs(env);
   demoSetting(env);
   return {

@@ -37,6 +37,7 @@ const BAD: [Record<string, string>, string][] = [
   [{ DAYBOOK_TRUST_PROXY: 'yes' }, 'DAYBOOK_TRUST_PROXY must be one of true, false (got "yes")'],
   [{ DAYBOOK_PG_POOL_SIZE: '0' }, 'DAYBOOK_PG_POOL_SIZE must be an integer of at least 1 (got "0")'],
   [{ DAYBOOK_PG_POOL_SIZE: 'abc' }, 'DAYBOOK_PG_POOL_SIZE must be an integer of at least 1 (got "abc")'],
+  [{ DAYBOOK_PG_WRITERS: '0' }, 'DAYBOOK_PG_WRITERS must be an integer of at least 1 (got "0")'],
   [
     { DAYBOOK_PG_STATEMENT_TIMEOUT_MS: '50' },
     'DAYBOOK_PG_STATEMENT_TIMEOUT_MS must be an integer from 100 to 86400000 (got "50")',

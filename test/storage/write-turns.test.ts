@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { writeTransaction } from '../../src/storage/database.ts';
-import { createTestDatabase, forEachDialect, type TestDatabase } from '../helper.ts';
+import { createTestDatabase, DIALECTS, forEachDialect, type TestDatabase } from '../helper.ts';
 
 /** Keeps the thread busy for `ms`, as a large batch's statements do. */
 function busyFor(ms: number): void {
@@ -200,6 +200,58 @@ test('SQLite: the commit run unsynced goes back to synced commits, whatever the 
     assert.equal(during, 50, 'the transaction waits as set once it has the lock');
     assert.equal(busyTimeout(), 50);
     assert.equal(level(), 2);
+  } finally {
+    await database.drop();
+  }
+});
+
+test('PostgreSQL: at most DAYBOOK_PG_WRITERS (3) write transactions at once, the others begin in the order they asked; reads go on meanwhile', {
+  skip: !DIALECTS.includes('postgres'),
+}, async () => {
+  const database = await createTestDatabase('postgres');
+  try {
+    const { storage } = database;
+    await sql`create table turn_log (n integer not null)`.execute(storage.db);
+    // Connections open already, so each write begins as soon as it has its turn.
+    await Promise.all(Array.from({ length: 4 }, () => sql`select pg_sleep(0.01)`.execute(storage.db)));
+    let running = 0;
+    let most = 0;
+    const began: number[] = [];
+    const writes = Array.from({ length: 8 }, (_, n) =>
+      writeTransaction(storage, async (trx) => {
+        began.push(n);
+        most = Math.max(most, ++running);
+        try {
+          await sql`insert into turn_log (n) values (${n})`.execute(trx);
+          // Long enough for every other write to have asked for its turn, and a read to be answered.
+          await sql`select pg_sleep(0.2)`.execute(trx);
+          if (n === 1) throw new Error('this one fails');
+        } finally {
+          running--;
+        }
+      }),
+    );
+    const results = Promise.allSettled(writes);
+    while (running < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    // While three writes hold their connections and five wait, a read gets one of the pool's.
+    const read = await sql<{ n: number }>`select count(*)::int as n from turn_log`.execute(storage.db);
+    assert.equal(read.rows[0]!.n, 0, 'nothing committed yet');
+    assert.deepEqual([...began].sort(), [0, 1, 2]);
+    await results;
+    assert.equal(most, 3);
+    // In turn: three run at once, so a write begins at most two places away from where it asked
+    // (writes granted their turns together begin in the order their BEGINs are answered).
+    assert.equal(began.length, 8);
+    began.forEach((n, place) => assert.ok(Math.abs(n - place) <= 2, `writes began in the order ${began.join(', ')}`));
+    assert.deepEqual(
+      (await results).map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled'],
+    );
+    const rows = await sql<{ n: number }>`select n from turn_log order by n`.execute(storage.db);
+    assert.deepEqual(
+      rows.rows.map((r) => Number(r.n)),
+      [0, 2, 3, 4, 5, 6, 7],
+    );
   } finally {
     await database.drop();
   }
