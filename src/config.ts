@@ -81,7 +81,7 @@ export function pgPoolSize(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /**
- * Write transactions one process runs at once on PostgreSQL (`DAYBOOK_PG_WRITERS`); the others
+ * Large write transactions one process runs at once on PostgreSQL (`DAYBOOK_PG_WRITERS`); the others
  * wait their turn in the order they came (storage/database.ts, WriteSlots). Read where the pool
  * is made, like the pool's size.
  */

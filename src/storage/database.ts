@@ -37,7 +37,7 @@ export interface Storage {
    * statements may take minutes, run without it.
    */
   setStatementTimeout?: (ms: number) => void;
-  /** PostgreSQL only: this process's write transactions, at most DAYBOOK_PG_WRITERS at once (writeTransaction). */
+  /** PostgreSQL only: this process's large write transactions, at most DAYBOOK_PG_WRITERS at once (writeTransaction). */
   writeSlots?: WriteSlots;
   /**
    * SQLite only: statements on the one connection, for a read that consumes its rows one at a
@@ -154,8 +154,8 @@ class WriteTurns {
 }
 
 /**
- * Lets a PostgreSQL process run at most `count` write transactions at once; the others wait,
- * first come first served, holding no connection and no lock.
+ * Lets a PostgreSQL process run at most `count` large write transactions at once; the others
+ * wait, first come first served, holding no connection and no lock.
  *
  * Ten writers of 1,000-activity batches, all at once, interleaved on the database's cores and
  * held all ten of the pool's connections (reads waited for one): one batch in a hundred took
@@ -534,15 +534,18 @@ function keepingStatements(sqlite: SqliteDatabase.Database, file: string): Kysel
  * for it again would wait behind every transaction queued meanwhile (under a load of writes,
  * about doubling a write's latency for some of them).
  *
- * Write transactions take turns: on SQLite one at a time (WriteTurns), on PostgreSQL at most
- * DAYBOOK_PG_WRITERS at once (WriteSlots).
+ * Write transactions take turns: on SQLite one at a time (WriteTurns); on PostgreSQL `large` ones
+ * (a batch of many records) at most DAYBOOK_PG_WRITERS at once (WriteSlots), while small ones run
+ * beside them at once: those are a few short statements, whose time goes to round trips rather
+ * than the database's cores, and a turn to wait for would only delay them.
  */
 export async function writeTransaction<T>(
   storage: Storage,
   work: (trx: Kysely<Database>) => Promise<T>,
   afterCommit?: (db: Kysely<Database>) => Promise<void>,
+  { large = false }: { large?: boolean } = {},
 ): Promise<T> {
-  const turns = storage.sqlite?.turns ?? storage.writeSlots;
+  const turns = storage.sqlite?.turns ?? (large ? storage.writeSlots : undefined);
   const run = () =>
     storage.db.connection().execute(async (connection) => {
       let result: T;

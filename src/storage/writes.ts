@@ -43,7 +43,16 @@ export interface WriteOptions {
   bulk?: boolean;
   /** The clock that stamps changed days (default: Date.now). */
   clock?: () => number;
+  /**
+   * How many records the caller is about to write, when it knows: on PostgreSQL a write of more
+   * than LARGE_WRITE_RECORDS (or a bulk one) waits for one of the process's DAYBOOK_PG_WRITERS
+   * turns (writeTransaction).
+   */
+  records?: number;
 }
+
+/** Records a write holds at most and still runs without waiting for a turn on PostgreSQL. */
+const LARGE_WRITE_RECORDS = 100;
 
 /** What a write session changed so far, for its end. */
 export class WriteSession {
@@ -223,6 +232,7 @@ export async function writeRecords<T>(
       const restamp = () => restampChangedDays(db, stampedAt, clock());
       return storage.sqlite ? storage.sqlite.unsynced(restamp) : restamp();
     },
+    { large: (options.bulk ?? false) || (options.records ?? 0) > LARGE_WRITE_RECORDS },
   );
   return result;
 }

@@ -205,7 +205,7 @@ test('SQLite: the commit run unsynced goes back to synced commits, whatever the 
   }
 });
 
-test('PostgreSQL: at most DAYBOOK_PG_WRITERS (3) write transactions at once, the others begin in the order they asked; reads go on meanwhile', {
+test('PostgreSQL: at most DAYBOOK_PG_WRITERS (3) large write transactions at once, the others begin in the order they asked; reads and small writes go on meanwhile', {
   skip: !DIALECTS.includes('postgres'),
 }, async () => {
   const database = await createTestDatabase('postgres');
@@ -218,18 +218,23 @@ test('PostgreSQL: at most DAYBOOK_PG_WRITERS (3) write transactions at once, the
     let most = 0;
     const began: number[] = [];
     const writes = Array.from({ length: 8 }, (_, n) =>
-      writeTransaction(storage, async (trx) => {
-        began.push(n);
-        most = Math.max(most, ++running);
-        try {
-          await sql`insert into turn_log (n) values (${n})`.execute(trx);
-          // Long enough for every other write to have asked for its turn, and a read to be answered.
-          await sql`select pg_sleep(0.2)`.execute(trx);
-          if (n === 1) throw new Error('this one fails');
-        } finally {
-          running--;
-        }
-      }),
+      writeTransaction(
+        storage,
+        async (trx) => {
+          began.push(n);
+          most = Math.max(most, ++running);
+          try {
+            await sql`insert into turn_log (n) values (${n})`.execute(trx);
+            // Long enough for every other write to have asked for its turn, and a read to be answered.
+            await sql`select pg_sleep(0.2)`.execute(trx);
+            if (n === 1) throw new Error('this one fails');
+          } finally {
+            running--;
+          }
+        },
+        undefined,
+        { large: true },
+      ),
     );
     const results = Promise.allSettled(writes);
     while (running < 3) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -237,6 +242,10 @@ test('PostgreSQL: at most DAYBOOK_PG_WRITERS (3) write transactions at once, the
     const read = await sql<{ n: number }>`select count(*)::int as n from turn_log`.execute(storage.db);
     assert.equal(read.rows[0]!.n, 0, 'nothing committed yet');
     assert.deepEqual([...began].sort(), [0, 1, 2]);
+    // A small write does not wait for a turn: it commits while the large ones still run and wait.
+    await writeTransaction(storage, (trx) => sql`insert into turn_log (n) values (100)`.execute(trx));
+    assert.equal(running, 3);
+    assert.equal(began.length, 3);
     await results;
     assert.equal(most, 3);
     // In turn: three run at once, so a write begins at most two places away from where it asked
@@ -250,7 +259,7 @@ test('PostgreSQL: at most DAYBOOK_PG_WRITERS (3) write transactions at once, the
     const rows = await sql<{ n: number }>`select n from turn_log order by n`.execute(storage.db);
     assert.deepEqual(
       rows.rows.map((r) => Number(r.n)),
-      [0, 2, 3, 4, 5, 6, 7],
+      [0, 2, 3, 4, 5, 6, 7, 100],
     );
   } finally {
     await database.drop();

@@ -193,7 +193,7 @@ export async function recordHeartbeats(
   const rows = [...new Map(read.flatMap((r) => (r instanceof Error ? [] : [[r.dedupe_key, r] as const]))).values()];
   const keptDays = keptDaysOf(storage);
   const toKeep = new Map<string, readonly Beat[]>();
-  const stored = await writeRecords(storage, { clock: context.clock }, async (session) => {
+  const stored = await writeRecords(storage, { clock: context.clock, records: rows.length }, async (session) => {
     // One user's heartbeats are derived one request at a time (other server processes included).
     await lockIds(session, 'heartbeats of user', [caller.user.id]);
     const { stored, added } = await insertHeartbeats(session, caller.user.id, rows);

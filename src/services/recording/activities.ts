@@ -70,7 +70,7 @@ export async function recordActivities(
 ): Promise<Payload<RecordActivitiesResponse>> {
   const items = readItems(body, clock());
   const userId = caller.user.id;
-  return writeRecords(storage, { clock }, async (session) => {
+  return writeRecords(storage, { clock, records: items.length }, async (session) => {
     const given = items.filter((item) => item.given).map((item) => item.id);
     // Another write of one of these ids (another user's) ends first, then its rows are seen.
     await lockIds(session, 'activity', given);
