@@ -164,7 +164,7 @@ class WriteTurns {
  * wait in order: p99 228–268 ms and more batches per second (docs/performance.md, "Writes").
  * A write transaction never waits for another to begin, so the order cannot deadlock.
  */
-export class WriteSlots {
+class WriteSlots {
   private free: number;
   private readonly waiting: (() => void)[] = [];
 

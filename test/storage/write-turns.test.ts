@@ -251,7 +251,8 @@ test('PostgreSQL: at most DAYBOOK_PG_WRITERS (3) large write transactions at onc
     // In turn: three run at once, so a write begins at most two places away from where it asked
     // (writes granted their turns together begin in the order their BEGINs are answered).
     assert.equal(began.length, 8);
-    began.forEach((n, place) => assert.ok(Math.abs(n - place) <= 2, `writes began in the order ${began.join(', ')}`));
+    for (const [place, n] of began.entries())
+      assert.ok(Math.abs(n - place) <= 2, `writes began in the order ${began.join(', ')}`);
     assert.deepEqual(
       (await results).map((r) => r.status),
       ['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled'],
