@@ -131,6 +131,8 @@ export interface LoadResult {
   p99: number;
   errors: number;
   non2xx: number;
+  /** How many answers had each status that is not 2xx, by status. */
+  failedStatuses: Record<string, number>;
 }
 
 /**
@@ -174,6 +176,11 @@ export async function load(
     p99: result.latency.p99,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
+    failedStatuses: Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {})
+        .filter(([status]) => !status.startsWith('2'))
+        .map(([status, { count }]) => [status, count ?? 0]),
+    ),
   };
 }
 

@@ -80,7 +80,13 @@ function loadRow(
   server: ServerProcess,
   fields: Pick<Row, 'ratio' | 'target'> & { note?: string },
 ): Row {
-  const failures = result.non2xx || result.errors ? `${result.non2xx} non-2xx, ${result.errors} errors` : '';
+  const statuses = Object.entries(result.failedStatuses)
+    .map(([status, count]) => `${status}: ${count}`)
+    .join(', ');
+  const failures =
+    result.non2xx || result.errors
+      ? `${result.non2xx} non-2xx${statuses ? ` (${statuses})` : ''}, ${result.errors} errors`
+      : '';
   return row(name, {
     requests: result.requests,
     rps: result.rps,
