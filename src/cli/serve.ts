@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandIo } from './context.ts';
 import { loadConfig } from '../config.ts';
-import { closeOnSignals, startServer } from '../server.ts';
 import { migrate, openStorage } from '../storage/database.ts';
 
 export function register(program: Command, { env, out, err }: CommandIo): void {
@@ -9,6 +8,9 @@ export function register(program: Command, { env, out, err }: CommandIo): void {
     .command('serve')
     .description('start the HTTP API server (migrates the database first)')
     .action(async () => {
+      // The server's modules (Fastify, the routes, OpenAPI) load for this command only: the
+      // other commands start without them.
+      const { closeOnSignals, startServer } = await import('../server.ts');
       const server = await startServer(loadConfig(env), { env, log: out });
       await closeOnSignals(server, err);
     });
