@@ -10,7 +10,7 @@ import { writeActivityDataset } from '../../bench/lib/activity-stream.ts';
 import { importDataset } from '../../src/dataset/import.ts';
 import { openStorage, type Storage } from '../../src/storage/database.ts';
 import { tempFiles } from '../dataset/dataset-files.ts';
-import { DEFAULT_NOW, type TestDatabase, createSharedTestDatabase, forEachDialect } from '../helper.ts';
+import { DEFAULT_NOW, type TestDatabase, createSharedTestDatabase, forEachDialect, until } from '../helper.ts';
 import { ALICE, BOB, world } from '../recording/world.ts';
 import { daybook, killHard, serve } from './processes.ts';
 
@@ -64,11 +64,12 @@ forEachDialect('kill -9', (dialect) => {
       }
     };
     const writers = Array.from({ length: 8 }, (_, w) => writer(w, w % 2 === 0 ? ALICE : BOB));
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Killed once writes are acknowledged, with the eight writers' next batches in flight (a
+    // fixed wait saw too few in a loaded run).
+    await until('batches acknowledged before the kill', 60_000, () => acknowledged.length > 10);
     await killHard(child);
     stop = true;
     await Promise.all(writers);
-    assert.ok(acknowledged.length > 10, `${acknowledged.length} batches acknowledged before the kill`);
 
     // A restart on the same database finds every acknowledged write.
     const again = await serve(database.url);
