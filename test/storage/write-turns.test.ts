@@ -217,6 +217,12 @@ test('PostgreSQL: at most DAYBOOK_PG_WRITERS (3) large write transactions at onc
     let running = 0;
     let most = 0;
     const began: number[] = [];
+    // The first writes hold their turns until the test has looked (a sleep of theirs was once
+    // shorter than a read and a small write took on a loaded machine).
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
     const writes = Array.from({ length: 8 }, (_, n) =>
       writeTransaction(
         storage,
@@ -225,8 +231,8 @@ test('PostgreSQL: at most DAYBOOK_PG_WRITERS (3) large write transactions at onc
           most = Math.max(most, ++running);
           try {
             await sql`insert into turn_log (n) values (${n})`.execute(trx);
-            // Long enough for every other write to have asked for its turn, and a read to be answered.
-            await sql`select pg_sleep(0.2)`.execute(trx);
+            await gate;
+            await sql`select pg_sleep(0.01)`.execute(trx);
             if (n === 1) throw new Error('this one fails');
           } finally {
             running--;
@@ -246,6 +252,7 @@ test('PostgreSQL: at most DAYBOOK_PG_WRITERS (3) large write transactions at onc
     await writeTransaction(storage, (trx) => sql`insert into turn_log (n) values (100)`.execute(trx));
     assert.equal(running, 3);
     assert.equal(began.length, 3);
+    open();
     await results;
     assert.equal(most, 3);
     // In turn: three run at once, so a write begins at most two places away from where it asked
