@@ -209,6 +209,13 @@ test('PostgreSQL: at most DAYBOOK_PG_WRITERS (3) large write transactions at onc
   skip: !DIALECTS.includes('postgres'),
 }, async () => {
   const database = await createTestDatabase('postgres');
+  // The first writes hold their turns until the test has looked (a sleep of theirs was once
+  // shorter than a read and a small write took on a loaded machine); opened at the end whatever
+  // happens, so that a failure leaves no transaction holding the database.
+  let open = () => {};
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
   try {
     const { storage } = database;
     await sql`create table turn_log (n integer not null)`.execute(storage.db);
@@ -217,12 +224,6 @@ test('PostgreSQL: at most DAYBOOK_PG_WRITERS (3) large write transactions at onc
     let running = 0;
     let most = 0;
     const began: number[] = [];
-    // The first writes hold their turns until the test has looked (a sleep of theirs was once
-    // shorter than a read and a small write took on a loaded machine).
-    let open = () => {};
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
     const writes = Array.from({ length: 8 }, (_, n) =>
       writeTransaction(
         storage,
@@ -270,6 +271,7 @@ test('PostgreSQL: at most DAYBOOK_PG_WRITERS (3) large write transactions at onc
       [0, 2, 3, 4, 5, 6, 7, 100],
     );
   } finally {
+    open();
     await database.drop();
   }
 });
