@@ -115,11 +115,15 @@ test('SQLite: small writes run several to a turn of the event loop; large ones o
   const database = await createTestDatabase('sqlite');
   try {
     const { storage } = database;
-    // Small: five writes asked for together all end before the loop turns.
+    // Small: five writes asked for together all end before the loop turns, unless they used up
+    // the turn's 10 ms (a loaded machine that takes the thread away meanwhile).
     const ended: number[] = [];
     let turned = false;
+    const started = performance.now();
+    let turnedAfter = 0;
     const turn = nextTurn().then(() => {
       turned = true;
+      turnedAfter = performance.now() - started;
     });
     const small = Array.from({ length: 5 }, (_, n) =>
       writeTransaction(storage, async () => {
@@ -130,7 +134,11 @@ test('SQLite: small writes run several to a turn of the event loop; large ones o
     const afterTurn = await Promise.all(small);
     await turn;
     assert.deepEqual(ended, [0, 1, 2, 3, 4]);
-    assert.deepEqual(afterTurn, [false, false, false, false, false], 'a small write waited for the loop to turn');
+    const waited = afterTurn.indexOf(true);
+    if (waited !== -1) {
+      assert.ok(waited >= 2, `small writes ran one a turn: ${afterTurn.join(', ')}`);
+      assert.ok(turnedAfter >= 10, `a small write waited for the loop to turn after ${turnedAfter.toFixed(1)} ms`);
+    }
 
     // Large: each takes 15 ms of the thread; between two of them the loop turns (it would read
     // the connections there), so a callback queued for the next turn runs in between.
