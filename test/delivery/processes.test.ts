@@ -141,12 +141,21 @@ describe('two server processes on one PostgreSQL database', { skip: !DIALECTS.in
     );
     // Both processes were attempting deliveries at the same moment: one holds at most CONCURRENCY.
     assert.ok(receiver.maxInFlight > CONCURRENCY, `at most ${receiver.maxInFlight} requests at once`);
+    // Every summary was built by one of the two generators (their logs count what each built).
+    // Which one builds how many is the machine's timing: on a loaded machine one server's runs
+    // came first after every write and built all 480. That several generators build each
+    // summary once is test/summaries/concurrency.test.ts's; both servers attempting deliveries
+    // at once is checked above.
     const built = logs.map(({ text }) =>
       [...text.matchAll(/"built":(\d+)/g)].reduce((n, [, count]) => n + Number(count), 0),
     );
+    const stored = await database.storage.db
+      .selectFrom('summaries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.ok(
-      built.every((n) => n > 0),
-      `summaries built by each server: ${built.join(', ')}`,
+      Number(stored.n) > 0 && built[0]! + built[1]! >= Number(stored.n),
+      `summaries built by the servers: ${built.join(' + ')}, stored: ${stored.n}`,
     );
   });
 });
