@@ -17,6 +17,7 @@ import {
 import pg from 'pg';
 import { pgConnectTimeoutMs, pgPoolSize, pgWriters } from '../config.ts';
 import { DatabaseHealth } from './health.ts';
+import { WalSync } from './wal-sync.ts';
 import type { Database } from './schema.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -70,6 +71,17 @@ interface SqliteStatements {
    * whose loss at a power cut would do no harm; the data it follows must be synced already.
    */
   unsynced<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` (a write transaction, holding the connection) with its commit not synced by
+   * SQLite where the log can be synced from another thread (a file in WAL mode): then the
+   * caller must await `logSynced()` before it tells anyone the write is stored. Elsewhere `work`
+   * commits synced as any other.
+   */
+  syncedAside<T>(work: () => Promise<T>): Promise<T>;
+  /** Resolves once every commit so far is on disk (WalSync; at once where commits sync themselves). */
+  logSynced(): Promise<void>;
+  /** Closes the log's file kept open for syncing it (after the connection closed). */
+  closeLog(): Promise<void>;
   /** The database file (empty for an in-memory database). */
   file: string;
   /** How many pages of write-ahead log make a commit checkpoint it (wal_autocheckpoint; SQLite's default 1000). */
@@ -260,13 +272,14 @@ export function openStorage(url: string): Storage {
     const memory = file === ':memory:' || file === '';
     if (!memory) mkdirSync(dirname(file), { recursive: true });
     const sqlite = new SqliteDatabase(memory ? ':memory:' : file);
-    if (!memory) sqlite.pragma('journal_mode = WAL');
-    // FULL: a committed transaction survives a power loss, not only a process crash.
+    const wal = !memory && sqlite.pragma('journal_mode = WAL', { simple: true }) === 'wal';
+    // FULL: a committed transaction survives a power loss, not only a process crash. Write
+    // transactions commit with NORMAL and sync the log from another thread (WalSync).
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     sqlite.pragma('cache_size = -16384');
-    const statements = keepingStatements(sqlite, memory ? '' : file);
+    const statements = keepingStatements(sqlite, memory ? '' : file, wal ? new WalSync(`${file}-wal`) : null);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
     const health = new DatabaseHealth(() => ping(db));
     return {
@@ -277,9 +290,10 @@ export function openStorage(url: string): Storage {
       inMemory: memory,
       health,
       ping: () => ping(db),
-      close: () => {
+      close: async () => {
         health.close();
-        return db.destroy();
+        await db.destroy();
+        await statements.closeLog();
       },
     };
   }
@@ -463,8 +477,14 @@ const STATEMENT_CACHE_SIZE = 256;
  * queries). Keeping the most recent statements saves that work. A statement still being
  * iterated cannot run twice at once, so a busy one is never handed out again.
  */
-function keepingStatements(sqlite: SqliteDatabase.Database, file: string): KyselySqliteDatabase & SqliteStatements {
+function keepingStatements(
+  sqlite: SqliteDatabase.Database,
+  file: string,
+  walSync: WalSync | null,
+): KyselySqliteDatabase & SqliteStatements {
   const statements = new Map<string, SqliteDatabase.Statement>();
+  // Nested unsynced work (a restamp after an unsynced transaction's commit) syncs again only at the outermost end.
+  let unsyncedDepth = 0;
   // The busy timeout as openStorage sets it, then as setBusyTimeout does: known here rather than
   // asked of SQLite at every write transaction.
   let busyTimeoutMs = BUSY_TIMEOUT_MS;
@@ -480,12 +500,20 @@ function keepingStatements(sqlite: SqliteDatabase.Database, file: string): Kysel
     },
     // The pragmas of every write go through kept statements: sqlite.pragma() prepares anew.
     async unsynced<T>(work: () => Promise<T>): Promise<T> {
-      setting('synchronous = NORMAL');
+      if (unsyncedDepth++ === 0) setting('synchronous = NORMAL');
       try {
         return await work();
       } finally {
-        setting('synchronous = FULL');
+        if (--unsyncedDepth === 0) setting('synchronous = FULL');
       }
+    },
+    syncedAside<T>(work: () => Promise<T>): Promise<T> {
+      return walSync ? keeping.unsynced(work) : work();
+    },
+    logSynced: () => walSync?.sync() ?? Promise.resolve(),
+    closeLog: async () => {
+      await walSync?.sync().catch(() => {});
+      await walSync?.close();
     },
     setBusyTimeout(ms: number) {
       busyTimeoutMs = Math.max(0, Math.floor(ms));
@@ -534,6 +562,10 @@ function keepingStatements(sqlite: SqliteDatabase.Database, file: string): Kysel
  * for it again would wait behind every transaction queued meanwhile (under a load of writes,
  * about doubling a write's latency for some of them).
  *
+ * On a SQLite file the commit is not synced by SQLite on this thread: the log is synced from
+ * another (WalSync) once the connection and the turn are handed on, and the promise resolves
+ * after that sync, so what the caller reports as stored is on disk.
+ *
  * Write transactions take turns: on SQLite one at a time (WriteTurns); on PostgreSQL `large` ones
  * (a batch of many records) at most DAYBOOK_PG_WRITERS at once (WriteSlots), while small ones run
  * beside them at once: those are a few short statements, whose time goes to round trips rather
@@ -549,9 +581,15 @@ export async function writeTransaction<T>(
   const run = () =>
     storage.db.connection().execute(async (connection) => {
       let result: T;
-      if (storage.dialect !== 'sqlite') result = await connection.transaction().execute(work);
-      else {
-        await beginImmediate(storage.sqlite!);
+      if (storage.dialect !== 'sqlite') {
+        result = await connection.transaction().execute(work);
+        await afterCommit?.(connection);
+        return result;
+      }
+      const sqlite = storage.sqlite!;
+      // The commit's sync is waited for below, after the connection and the turn are handed on.
+      return sqlite.syncedAside(async () => {
+        await beginImmediate(sqlite);
         try {
           result = await work(connection);
           await sql`commit`.execute(connection);
@@ -560,17 +598,22 @@ export async function writeTransaction<T>(
           await sql`rollback`.execute(connection).catch(() => {});
           throw err;
         }
-      }
-      await afterCommit?.(connection);
-      return result;
+        await afterCommit?.(connection);
+        return result;
+      });
     });
-  if (!turns) return run();
-  await turns.take();
-  try {
-    return await run();
-  } finally {
-    turns.done();
+  let result: T;
+  if (!turns) result = await run();
+  else {
+    await turns.take();
+    try {
+      result = await run();
+    } finally {
+      turns.done();
+    }
   }
+  await storage.sqlite?.logSynced();
+  return result;
 }
 
 /** How long a write transaction of SQLite waits for another process's write lock (an import) in all. */
