@@ -51,7 +51,10 @@ export async function findKeyByHash(db: Kysely<Database>, keyHash: string): Prom
 /**
  * Records a key's use. On SQLite the stamp never waits for another process's write lock (an
  * import holds it for minutes, and better-sqlite3 would wait with the whole process held up):
- * it fails at once and a later request tries again.
+ * it fails at once and a later request tries again. Nor does it wait for the disk: a stamp lost
+ * at a power cut leaves the key's use before it, and a synced commit meanwhile (a write's log
+ * still being synced from another thread, storage/wal-sync.ts) would have made this request wait
+ * for that write's pages too (7 ms a stamp under a load of large batches).
  */
 export async function touchKey(storage: Storage, keyId: string, at: number): Promise<void> {
   const { sqlite } = storage;
@@ -62,9 +65,11 @@ export async function touchKey(storage: Storage, keyId: string, at: number): Pro
   }
   const { sql: text, parameters } = update.compile();
   // Holding the connection, so that no other request's transaction is open on it.
-  await storage.db.connection().execute(async () => {
-    sqlite.withoutWaiting(() => sqlite.prepare(text).run(...(parameters as unknown[])));
-  });
+  await storage.db.connection().execute(() =>
+    sqlite.unsynced(async () => {
+      sqlite.withoutWaiting(() => sqlite.prepare(text).run(...(parameters as unknown[])));
+    }),
+  );
 }
 
 export async function findUser(db: Kysely<Database>, id: string): Promise<UserRow | undefined> {

@@ -191,6 +191,13 @@ test('SQLite: the commit run unsynced goes back to synced commits, whatever the 
     assert.equal(level(), 2, 'FULL');
     assert.equal(await sqlite.unsynced(async () => level()), 1, 'NORMAL inside');
     assert.equal(level(), 2);
+    // Nested (a key's stamp, a restamp inside a write transaction's): synced again only at the outermost end.
+    const nested = await sqlite.unsynced(async () => {
+      const inner = await sqlite.unsynced(async () => level());
+      return [inner, level()];
+    });
+    assert.deepEqual(nested, [1, 1]);
+    assert.equal(level(), 2);
     await assert.rejects(
       sqlite.unsynced(async () => {
         throw new Error('failed inside');
