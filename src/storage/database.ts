@@ -513,7 +513,7 @@ function keepingStatements(
     logSynced: () => walSync?.sync() ?? Promise.resolve(),
     closeLog: async () => {
       await walSync?.sync().catch(() => {});
-      await walSync?.close();
+      walSync?.close();
     },
     setBusyTimeout(ms: number) {
       busyTimeoutMs = Math.max(0, Math.floor(ms));

@@ -14,11 +14,21 @@
  * disk (before its writer is answered), so a power cut in that moment can take away what a read
  * showed, never what a write's answer confirmed.
  */
-import { type FileHandle, open, stat } from 'node:fs/promises';
+import fs from 'node:fs';
+
+/** fs's callback functions as promises, looked up at each call (a test may replace them). */
+const fdatasync = (fd: number) =>
+  new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+const inodeOf = (path: string) =>
+  new Promise<number>((resolve, reject) => fs.stat(path, (err, st) => (err ? reject(err) : resolve(st.ino))));
 
 export class WalSync {
   private readonly path: string;
-  private handle: FileHandle | null = null;
+  /**
+   * The log's file descriptor, a plain number: a FileHandle left to the garbage collector (a
+   * database dropped without close()) is a warning in Node 24 and an error in later versions.
+   */
+  private fd: number | null = null;
   private inode = 0;
   /** The sync under way, if any. */
   private running: Promise<void> | null = null;
@@ -51,32 +61,31 @@ export class WalSync {
 
   private async syncOnce(): Promise<void> {
     try {
-      const handle = await this.open();
-      await handle.datasync();
+      await fdatasync(this.open());
       // The log is the same file for as long as the connection is open; should it have been
       // made anew (another program removed it), the new file is synced too.
-      if ((await stat(this.path)).ino !== this.inode) {
-        await this.close();
-        await (await this.open()).datasync();
+      if ((await inodeOf(this.path)) !== this.inode) {
+        this.close();
+        await fdatasync(this.open());
       }
     } finally {
       this.running = null;
     }
   }
 
-  private async open(): Promise<FileHandle> {
-    if (!this.handle) {
-      const handle = await open(this.path, 'r');
-      this.inode = (await handle.stat()).ino;
-      this.handle = handle;
+  private open(): number {
+    if (this.fd === null) {
+      const fd = fs.openSync(this.path, 'r');
+      this.inode = fs.fstatSync(fd).ino;
+      this.fd = fd;
     }
-    return this.handle;
+    return this.fd;
   }
 
   /** Closes the file (after the last sync). */
-  async close(): Promise<void> {
-    const handle = this.handle;
-    this.handle = null;
-    await handle?.close();
+  close(): void {
+    const fd = this.fd;
+    this.fd = null;
+    if (fd !== null) fs.closeSync(fd);
   }
 }

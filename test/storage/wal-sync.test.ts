@@ -5,8 +5,7 @@
  * that waited for it. SQLite only: on PostgreSQL the server syncs its own log.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import fs, { mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, mock, test } from 'node:test';
@@ -16,37 +15,44 @@ import { importDataset } from '../../src/dataset/import.ts';
 import { call, createTestApp, DEFAULT_NOW, type TestApp, until } from '../helper.ts';
 import { ALICE, world } from '../recording/world.ts';
 
-/** FileHandle's prototype, whose datasync() every sync goes through. */
-async function fileHandlePrototype(file: string): Promise<{ datasync(): Promise<void> }> {
-  const handle = await open(file, 'w');
-  const proto = Object.getPrototypeOf(handle);
-  await handle.close();
-  return proto;
-}
+type Done = (err: NodeJS.ErrnoException | null) => void;
 
-/** A datasync held until the test lets it through, recording which file each call synced. */
-function heldSyncs(proto: { datasync(): Promise<void> }) {
-  const original = proto.datasync;
+/** fs.fdatasync held until the test lets each call through, recording which file each synced. */
+function heldSyncs() {
+  const original = fs.fdatasync;
   const calls: { file: string; done: boolean; release(): void }[] = [];
-  const tracked = mock.method(proto, 'datasync', async function (this: { fd: number }) {
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const call = { file: readlinkSync(`/proc/self/fd/${this.fd}`), done: false, release };
+  let open = false;
+  const tracked = mock.method(fs, 'fdatasync', (fd: number, done: Done) => {
+    if (open) return original(fd, done);
+    const call = { file: readlinkSync(`/proc/self/fd/${fd}`), done: false, release: () => {} };
+    call.release = () =>
+      original(fd, (err) => {
+        call.done = true;
+        done(err);
+      });
     calls.push(call);
-    await gate;
-    await original.call(this);
-    call.done = true;
   });
   return {
     calls,
-    /** Lets every held sync through. */
+    /** Lets every held sync through, and those to come. */
     releaseAll: () => {
-      for (const c of calls) c.release();
+      open = true;
+      for (const c of calls.splice(0)) c.release();
     },
     restore: () => tracked.mock.restore(),
   };
+}
+
+/** fs.fdatasync failing with EIO while `failing()` says so. */
+function failingSyncs(failing: () => boolean) {
+  const original = fs.fdatasync;
+  let count = 0;
+  const tracked = mock.method(fs, 'fdatasync', (fd: number, done: Done) => {
+    count++;
+    if (failing()) done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    else original(fd, done);
+  });
+  return { count: () => count, restore: () => tracked.mock.restore() };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'daybook-wal-sync-'));
@@ -55,7 +61,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 test('WalSync: a sync asked for while one runs waits for the next, and every one asked meanwhile shares it', async () => {
   const file = join(dir, 'plain-wal');
   writeFileSync(file, 'log');
-  const syncs = heldSyncs(await fileHandlePrototype(join(dir, 'probe')));
+  const syncs = heldSyncs();
   const walSync = new WalSync(file);
   try {
     const settled: string[] = [];
@@ -63,43 +69,60 @@ test('WalSync: a sync asked for while one runs waits for the next, and every one
     await until('the first sync began', 2000, () => syncs.calls.length === 1);
     // Asked while the first runs: their data may have come after it began.
     const later = [1, 2, 3].map((n) => walSync.sync().then(() => settled.push(`later ${n}`)));
-    syncs.calls[0]!.release();
+    const firstSync = syncs.calls[0]!;
+    firstSync.release();
     await first;
     await until('the second sync began', 2000, () => syncs.calls.length === 2);
     assert.deepEqual(settled, ['first'], 'the later callers wait for the second sync, not the first');
-    syncs.calls[1]!.release();
+    const secondSync = syncs.calls[1]!;
+    secondSync.release();
     await Promise.all(later);
     assert.deepEqual(settled, ['first', 'later 1', 'later 2', 'later 3']);
     assert.equal(syncs.calls.length, 2, 'three callers, one sync');
-    assert.ok(syncs.calls.every((c) => c.done && c.file === file));
+    assert.ok([firstSync, secondSync].every((c) => c.done && c.file === file));
   } finally {
-    syncs.releaseAll();
     syncs.restore();
-    await walSync.close();
+    walSync.close();
   }
 });
 
 test('WalSync: a failed sync fails its callers, and the next call syncs again', async () => {
   const file = join(dir, 'failing-wal');
   writeFileSync(file, 'log');
-  const proto = await fileHandlePrototype(join(dir, 'probe'));
   const walSync = new WalSync(file);
   let fail = true;
-  let count = 0;
-  const original = proto.datasync;
-  const tracked = mock.method(proto, 'datasync', async function (this: unknown) {
-    count++;
-    if (fail) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
-    return original.call(this);
-  });
+  const syncs = failingSyncs(() => fail);
   try {
     await assert.rejects(walSync.sync(), /EIO/);
     fail = false;
     await walSync.sync();
-    assert.equal(count, 2);
+    assert.equal(syncs.count(), 2);
+  } finally {
+    syncs.restore();
+    walSync.close();
+  }
+});
+
+test('WalSync: a log made anew at its path is synced too, and from then on', async () => {
+  const file = join(dir, 'renewed-wal');
+  writeFileSync(file, 'log');
+  const walSync = new WalSync(file);
+  const original = fs.fdatasync;
+  const synced: string[] = [];
+  const tracked = mock.method(fs, 'fdatasync', (fd: number, done: Done) => {
+    synced.push(readlinkSync(`/proc/self/fd/${fd}`));
+    original(fd, done);
+  });
+  try {
+    await walSync.sync();
+    rmSync(file);
+    writeFileSync(file, 'new log');
+    await walSync.sync();
+    await walSync.sync();
+    assert.deepEqual(synced, [file, `${file} (deleted)`, file, file]);
   } finally {
     tracked.mock.restore();
-    await walSync.close();
+    walSync.close();
   }
 });
 
@@ -111,7 +134,8 @@ test('SQLite file: a write is answered once its log is synced; the server answer
   writeFileSync(datasetFile, JSON.stringify(world));
   await importDataset(storage, datasetFile, { now: () => DEFAULT_NOW });
   let t: TestApp | undefined;
-  const syncs = heldSyncs(await fileHandlePrototype(join(dir, 'probe')));
+  // Held from the first write on (the import above synced as it went).
+  const syncs = heldSyncs();
   try {
     t = await createTestApp('sqlite', { database: { url, storage, drop: () => storage.close() }, dataset: null });
     const app = t.app;
@@ -124,7 +148,8 @@ test('SQLite file: a write is answered once its log is synced; the server answer
       return res;
     });
     await until('the write’s commit is being synced', 5000, () => syncs.calls.length >= 1);
-    assert.equal(syncs.calls[0]!.file, `${join(dir, 'daybook.db')}-wal`, 'the log is what is synced');
+    const held = syncs.calls[0]!;
+    assert.equal(held.file, `${join(dir, 'daybook.db')}-wal`, 'the log is what is synced');
     // The disk holds the write's sync; the server's thread is free for other requests.
     const user = await call(app, 'GET', '/user', { key: ALICE });
     assert.equal(user.status, 200);
@@ -132,19 +157,14 @@ test('SQLite file: a write is answered once its log is synced; the server answer
     syncs.releaseAll();
     const res = await write;
     assert.equal(res.status, 200, res.body);
-    assert.ok(syncs.calls.some((c) => c.done));
+    assert.ok(held.done, 'answered after the sync completed');
     // SQLite is back to syncing at commit for every other writer of the connection.
     assert.equal(Number(storage.sqlite!.prepare('pragma synchronous').pluck().get()), 2);
     syncs.restore();
 
     // A sync that fails: the write is not confirmed (500, nothing else said), and the next one is.
-    const proto = await fileHandlePrototype(join(dir, 'probe'));
     let failing = true;
-    const original = proto.datasync;
-    const broken = mock.method(proto, 'datasync', async function (this: unknown) {
-      if (failing) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
-      return original.call(this);
-    });
+    const broken = failingSyncs(() => failing);
     try {
       const failed = await call(app, 'POST', '/activities', { key: ALICE, body: activity('a_synced_2') });
       assert.deepEqual([failed.status, failed.json.message], [500, 'Internal Server Error']);
@@ -152,7 +172,7 @@ test('SQLite file: a write is answered once its log is synced; the server answer
       const next = await call(app, 'POST', '/activities', { key: ALICE, body: activity('a_synced_3') });
       assert.equal(next.status, 200, next.body);
     } finally {
-      broken.mock.restore();
+      broken.restore();
     }
   } finally {
     syncs.releaseAll();
