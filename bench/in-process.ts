@@ -10,6 +10,10 @@
  * `npm run bench` or `daybook summaries generate`).
  * DAYBOOK_DATABASE_URL selects the database as for `npm run bench` (SQLite by default);
  * DAYBOOK_REPORT_WORKERS=0 builds large reports on the main thread, as one request costs.
+ *
+ * `mixed` also prints each kind's mean and p50 within the mix: there each cost 1.7–4.9 times its
+ * figure on its own when measured (docs/performance.md), so the kinds' own figures do not add up
+ * to the mix's.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
@@ -17,7 +21,7 @@ import { buildApp, loggerOptions } from '../src/http/app.ts';
 import { MemoryRateLimiter } from '../src/http/rate-limit.ts';
 import { openStorage } from '../src/storage/database.ts';
 import { benchDatabaseUrl, datasetFacts, ensureDataset, summaryDaysOf } from './dataset.ts';
-import { MIXED_KINDS, type MixedKind, mixedRequests, scenarioRequests } from './lib/requests.ts';
+import { kindOf, MIXED_KINDS, type MixedKind, mixedRequests, scenarioRequests } from './lib/requests.ts';
 import { runPrefix, scrubWritten, writeKeys } from './lib/writes.ts';
 
 const { values, positionals } = parseArgs({
@@ -46,7 +50,7 @@ const app = await buildApp(
 );
 await app.ready();
 
-console.log(`${'kind'.padEnd(20)} ${'mean ms'.padStart(8)} ${'p50 ms'.padStart(8)} ${'req/s'.padStart(8)}`);
+console.log(`${'kind'.padEnd(21)} ${'mean ms'.padStart(8)} ${'p50 ms'.padStart(8)} ${'req/s'.padStart(8)}`);
 const single = scenarioRequests(facts);
 const summaryDays = await summaryDaysOf(url, facts.paidUsers);
 // The mix's writes go in under this run's ids and are deleted at the end.
@@ -68,6 +72,7 @@ for (const kind of kinds) {
         kind === 'mixed' ? undefined : (kind as MixedKind),
       );
   const times: number[] = [];
+  const byKind = new Map<MixedKind, number[]>();
   // The first rounds warm the JIT, the caches and the database pages; they are not counted.
   const warmup = request ? Math.min(20, rounds) : Math.min(500, rounds);
   for (let n = -warmup; n < rounds; n++) {
@@ -82,12 +87,27 @@ for (const kind of kinds) {
     const elapsed = performance.now() - started;
     if (res.statusCode !== 200 && res.statusCode !== 201)
       throw new Error(`${kind}: ${res.statusCode} ${res.body.slice(0, 200)}`);
-    if (n >= 0) times.push(elapsed);
+    if (n >= 0) {
+      times.push(elapsed);
+      if (kind === 'mixed') {
+        const own = kindOf(n + 1_000_000);
+        const kept = byKind.get(own);
+        if (kept) kept.push(elapsed);
+        else byKind.set(own, [elapsed]);
+      }
+    }
   }
+  printTimes(kind, times);
+  if (byKind.size > 0) console.log('each kind in the mix:');
+  for (const k of MIXED_KINDS) if (byKind.has(k)) printTimes(`  ${k}`, byKind.get(k)!);
+}
+
+/** One line: the kind, its mean and p50 in ms, and the requests per second the mean makes. */
+function printTimes(label: string, times: number[]): void {
   times.sort((a, b) => a - b);
   const mean = times.reduce((s, t) => s + t, 0) / times.length;
   console.log(
-    `${kind.padEnd(20)} ${mean.toFixed(3).padStart(8)} ${times[Math.floor(times.length / 2)]!.toFixed(3).padStart(8)} ${Math.round(
+    `${label.padEnd(21)} ${mean.toFixed(3).padStart(8)} ${times[Math.floor(times.length / 2)]!.toFixed(3).padStart(8)} ${Math.round(
       1000 / mean,
     )
       .toString()

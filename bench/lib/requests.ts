@@ -114,7 +114,8 @@ const KIND_OF_SLOT: MixedKind[] = (() => {
   return slots;
 })();
 
-const kindOf = (n: number): MixedKind => KIND_OF_SLOT[n % KIND_OF_SLOT.length]!;
+/** The kind of the mixed scenario's n-th request. */
+export const kindOf = (n: number): MixedKind => KIND_OF_SLOT[n % KIND_OF_SLOT.length]!;
 
 /**
  * The mixed scenario's requests: paid users' keys in turn; 27 % 7-day day reports, 9 % 1-day
