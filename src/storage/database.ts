@@ -80,7 +80,7 @@ interface SqliteStatements {
   syncedAside<T>(work: () => Promise<T>): Promise<T>;
   /** Resolves once every commit so far is on disk (WalSync; at once where commits sync themselves). */
   logSynced(): Promise<void>;
-  /** Closes the log's file kept open for syncing it (after the connection closed). */
+  /** Closes the log's file kept open for syncing it, once its syncs under way are done (after the connection closed). */
   closeLog(): Promise<void>;
   /** The database file (empty for an in-memory database). */
   file: string;
@@ -512,8 +512,7 @@ function keepingStatements(
     },
     logSynced: () => walSync?.sync() ?? Promise.resolve(),
     closeLog: async () => {
-      await walSync?.sync().catch(() => {});
-      walSync?.close();
+      await walSync?.close();
     },
     setBusyTimeout(ms: number) {
       busyTimeoutMs = Math.max(0, Math.floor(ms));

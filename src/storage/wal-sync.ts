@@ -65,7 +65,7 @@ export class WalSync {
       // The log is the same file for as long as the connection is open; should it have been
       // made anew (another program removed it), the new file is synced too.
       if ((await inodeOf(this.path)) !== this.inode) {
-        this.close();
+        this.closeFile();
         await fdatasync(this.open());
       }
     } finally {
@@ -82,8 +82,13 @@ export class WalSync {
     return this.fd;
   }
 
-  /** Closes the file (after the last sync). */
-  close(): void {
+  /** Waits for the syncs under way, then closes the file. */
+  async close(): Promise<void> {
+    await (this.queued ?? this.running)?.catch(() => {});
+    this.closeFile();
+  }
+
+  private closeFile(): void {
     const fd = this.fd;
     this.fd = null;
     if (fd !== null) fs.closeSync(fd);

@@ -25,11 +25,15 @@ function heldSyncs() {
   const tracked = mock.method(fs, 'fdatasync', (fd: number, done: Done) => {
     if (open) return original(fd, done);
     const call = { file: readlinkSync(`/proc/self/fd/${fd}`), done: false, release: () => {} };
-    call.release = () =>
+    let released = false;
+    call.release = () => {
+      if (released) return;
+      released = true;
       original(fd, (err) => {
         call.done = true;
         done(err);
       });
+    };
     calls.push(call);
   });
   return {
@@ -81,8 +85,9 @@ test('WalSync: a sync asked for while one runs waits for the next, and every one
     assert.equal(syncs.calls.length, 2, 'three callers, one sync');
     assert.ok([firstSync, secondSync].every((c) => c.done && c.file === file));
   } finally {
+    syncs.releaseAll();
     syncs.restore();
-    walSync.close();
+    await walSync.close();
   }
 });
 
@@ -99,7 +104,7 @@ test('WalSync: a failed sync fails its callers, and the next call syncs again', 
     assert.equal(syncs.count(), 2);
   } finally {
     syncs.restore();
-    walSync.close();
+    await walSync.close();
   }
 });
 
@@ -122,7 +127,7 @@ test('WalSync: a log made anew at its path is synced too, and from then on', asy
     assert.deepEqual(synced, [file, `${file} (deleted)`, file, file]);
   } finally {
     tracked.mock.restore();
-    walSync.close();
+    await walSync.close();
   }
 });
 
