@@ -47,16 +47,16 @@ function heldSyncs() {
   };
 }
 
-/** fs.fdatasync failing with EIO while `failing()` says so. */
-function failingSyncs(failing: () => boolean) {
+/** fs.fdatasync recording which file each call synced, and failing with EIO while `failing()` says so. */
+function watchedSyncs(failing: () => boolean = () => false) {
   const original = fs.fdatasync;
-  let count = 0;
+  const files: string[] = [];
   const tracked = mock.method(fs, 'fdatasync', (fd: number, done: Done) => {
-    count++;
+    files.push(readlinkSync(`/proc/self/fd/${fd}`));
     if (failing()) done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
     else original(fd, done);
   });
-  return { count: () => count, restore: () => tracked.mock.restore() };
+  return { files, restore: () => tracked.mock.restore() };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'daybook-wal-sync-'));
@@ -96,12 +96,12 @@ test('WalSync: a failed sync fails its callers, and the next call syncs again', 
   writeFileSync(file, 'log');
   const walSync = new WalSync(file);
   let fail = true;
-  const syncs = failingSyncs(() => fail);
+  const syncs = watchedSyncs(() => fail);
   try {
     await assert.rejects(walSync.sync(), /EIO/);
     fail = false;
     await walSync.sync();
-    assert.equal(syncs.count(), 2);
+    assert.equal(syncs.files.length, 2);
   } finally {
     syncs.restore();
     await walSync.close();
@@ -112,21 +112,16 @@ test('WalSync: a log made anew at its path is synced too, and from then on', asy
   const file = join(dir, 'renewed-wal');
   writeFileSync(file, 'log');
   const walSync = new WalSync(file);
-  const original = fs.fdatasync;
-  const synced: string[] = [];
-  const tracked = mock.method(fs, 'fdatasync', (fd: number, done: Done) => {
-    synced.push(readlinkSync(`/proc/self/fd/${fd}`));
-    original(fd, done);
-  });
+  const syncs = watchedSyncs();
   try {
     await walSync.sync();
     rmSync(file);
     writeFileSync(file, 'new log');
     await walSync.sync();
     await walSync.sync();
-    assert.deepEqual(synced, [file, `${file} (deleted)`, file, file]);
+    assert.deepEqual(syncs.files, [file, `${file} (deleted)`, file, file]);
   } finally {
-    tracked.mock.restore();
+    syncs.restore();
     await walSync.close();
   }
 });
@@ -169,7 +164,7 @@ test('SQLite file: a write is answered once its log is synced; the server answer
 
     // A sync that fails: the write is not confirmed (500, nothing else said), and the next one is.
     let failing = true;
-    const broken = failingSyncs(() => failing);
+    const broken = watchedSyncs(() => failing);
     try {
       const failed = await call(app, 'POST', '/activities', { key: ALICE, body: activity('a_synced_2') });
       assert.deepEqual([failed.status, failed.json.message], [500, 'Internal Server Error']);
