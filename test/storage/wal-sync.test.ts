@@ -1,8 +1,8 @@
 /**
  * SQLite's write-ahead log synced from libuv's threads (storage/wal-sync.ts): a write is
  * answered only once its commit is on disk, the server answers other requests while the disk
- * works, commits made during a sync share the next one, and a sync that fails fails the write
- * that waited for it. SQLite only: on PostgreSQL the server syncs its own log.
+ * works, a sync asked for during another starts at once (beyond four at a time, the calls share
+ * the next one), and a sync that fails fails the write that waited for it. SQLite only: on PostgreSQL the server syncs its own log.
  */
 import assert from 'node:assert/strict';
 import fs, { mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
@@ -62,7 +62,7 @@ function watchedSyncs(failing: () => boolean = () => false) {
 const dir = mkdtempSync(join(tmpdir(), 'daybook-wal-sync-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('WalSync: a sync asked for while one runs waits for the next, and every one asked meanwhile shares it', async () => {
+test('WalSync: a sync asked for while one runs starts at once and answers for itself; past four at a time, calls share the next', async () => {
   const file = join(dir, 'plain-wal');
   writeFileSync(file, 'log');
   const syncs = heldSyncs();
@@ -71,19 +71,32 @@ test('WalSync: a sync asked for while one runs waits for the next, and every one
     const settled: string[] = [];
     const first = walSync.sync().then(() => settled.push('first'));
     await until('the first sync began', 2000, () => syncs.calls.length === 1);
-    // Asked while the first runs: their data may have come after it began.
-    const later = [1, 2, 3].map((n) => walSync.sync().then(() => settled.push(`later ${n}`)));
-    const firstSync = syncs.calls[0]!;
-    firstSync.release();
+    // Asked while the first runs: their data may have come after it began, so each starts its
+    // own sync at once rather than a turn of the event loop later, when the first one's end is seen.
+    const second = walSync.sync().then(() => settled.push('second'));
+    assert.equal(syncs.calls.length, 2, 'the second sync began without waiting for the first');
+    syncs.calls[0]!.release();
     await first;
-    await until('the second sync began', 2000, () => syncs.calls.length === 2);
-    assert.deepEqual(settled, ['first'], 'the later callers wait for the second sync, not the first');
-    const secondSync = syncs.calls[1]!;
-    secondSync.release();
+    assert.deepEqual(settled, ['first'], 'the second caller waits for its own sync, not the first');
+    syncs.calls[1]!.release();
+    await second;
+    assert.deepEqual(settled, ['first', 'second']);
+
+    // Four under way: the calls that come meanwhile share one sync, begun when one of the four ends.
+    const running = [1, 2, 3, 4].map((n) => walSync.sync().then(() => settled.push(`running ${n}`)));
+    assert.equal(syncs.calls.length, 6);
+    const later = [1, 2, 3].map((n) => walSync.sync().then(() => settled.push(`later ${n}`)));
+    assert.equal(syncs.calls.length, 6, 'no fifth sync at once');
+    syncs.calls[2]!.release();
+    await running[0];
+    await until('the shared sync began', 2000, () => syncs.calls.length === 7);
+    assert.ok(!settled.some((s) => s.startsWith('later')), 'the later callers wait for the sync begun after them');
+    syncs.calls[6]!.release();
     await Promise.all(later);
-    assert.deepEqual(settled, ['first', 'later 1', 'later 2', 'later 3']);
-    assert.equal(syncs.calls.length, 2, 'three callers, one sync');
-    assert.ok([firstSync, secondSync].every((c) => c.done && c.file === file));
+    assert.equal(syncs.calls.length, 7, 'three callers, one sync');
+    for (const c of syncs.calls.slice(3, 6)) c.release();
+    await Promise.all(running);
+    assert.ok(syncs.calls.every((c) => c.done && c.file === file));
   } finally {
     syncs.releaseAll();
     syncs.restore();
