@@ -120,14 +120,20 @@ export async function startServer(
 
 /**
  * Resolves once SIGTERM or SIGINT has arrived and the server has answered the requests in
- * flight and closed; rejects when closing fails. The caller decides how the process ends.
+ * flight and closed; rejects when closing fails, or when the server does not start. The caller
+ * decides how the process ends. Takes the server while it starts: the handlers are in place
+ * before it listens, so a signal sent as soon as it says so closes it rather than killing the
+ * process (Node's default for a signal nobody handles).
  */
-export function closeOnSignals(server: RunningServer, log: (message: string) => void): Promise<void> {
+export function closeOnSignals(starting: Promise<RunningServer>, log: (message: string) => void): Promise<void> {
   return new Promise((resolve, reject) => {
+    starting.catch(reject);
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       process.once(signal, () => {
         log(`daybook: ${signal} received, finishing in-flight requests`);
-        server.close().then(resolve, (err) => reject(new Error(`shutdown failed: ${(err as Error).message}`)));
+        starting
+          .then((server) => server.close())
+          .then(resolve, (err) => reject(new Error(`shutdown failed: ${(err as Error).message}`)));
       });
     }
   });

@@ -11,8 +11,7 @@ export function register(program: Command, { env, out, err }: CommandIo): void {
       // The server's modules (Fastify, the routes, OpenAPI) load for this command only: the
       // other commands start without them.
       const { closeOnSignals, startServer } = await import('../server.ts');
-      const server = await startServer(loadConfig(env), { env, log: out });
-      await closeOnSignals(server, err);
+      await closeOnSignals(startServer(loadConfig(env), { env, log: out }), err);
     });
 
   program
