@@ -296,6 +296,45 @@ const scenarios: Record<string, Scenario> = {
     }
   },
 
+  /**
+   * Reads while 1,000-item batches are written (issue 19's write path): 2 connections send
+   * batches as fast as they are answered, and 10 others 7-day day reports at a steady 200 req/s;
+   * the row is the reads' latency, the note the writes'. Compare with DAYBOOK_WRITE_THREAD=false.
+   */
+  async 'reads-during-writes'(ctx) {
+    const user = ctx.facts.heavyUser;
+    const scratch = dialect === 'sqlite' ? copySqlite(ctx.databaseUrl) : null;
+    const on = { ...ctx, databaseUrl: scratch?.url ?? ctx.databaseUrl };
+    try {
+      return await withWrites(
+        on,
+        [user],
+        (writes) =>
+          withServer(on, async (server) => {
+            let n = 0;
+            let m = 0;
+            const reads = mixedRequests(ctx.facts, new Map(), writes, 'report-day-7d');
+            const [written, read] = await Promise.all([
+              load(server.url, {
+                connections: 2,
+                seconds: SECONDS,
+                pick: () => activityBatch(ctx.facts, writes, user, n++, 1000),
+              }),
+              load(server.url, { connections: 10, seconds: SECONDS, rate: 200, pick: () => reads(m++) }),
+            ]);
+            return loadRow('reads-during-writes', read, server, {
+              ratio: read.p99 / 50,
+              target: 'reads p99 ≤ 50 ms (no target set)',
+              note: `writes: ${((written.ok * 1000) / written.seconds).toFixed(0)} activities/s, batch p50 ${written.p50} ms, p99 ${written.p99} ms${written.non2xx || written.errors ? `, ${written.non2xx} non-2xx, ${written.errors} errors` : ''}`,
+            });
+          }),
+        { scrub: !scratch },
+      );
+    } finally {
+      scratch?.remove();
+    }
+  },
+
   mixed: (ctx) =>
     withWrites(ctx, ctx.facts.paidUsers, (writes) =>
       withServer(ctx, async (server) => {

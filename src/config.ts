@@ -14,6 +14,8 @@ export interface Config {
   summaryIntervalSeconds: number;
   /** Worker threads building large reports; 0 builds them on the server's own thread. */
   reportWorkers: number;
+  /** SQLite file: the recording routes' writes run on a thread of their own (services/recording/recorder.ts). */
+  writeThread: boolean;
   /** PostgreSQL: the longest a statement of a request may run (storage/database.ts, setStatementTimeout). */
   pgStatementTimeoutMs: number;
   /** Client addresses from X-Forwarded-For (behind a reverse proxy). */
@@ -177,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: choice(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
     summaryIntervalSeconds: integer(env, 'DAYBOOK_SUMMARY_INTERVAL_SECONDS', 300, 0, MAX_SUMMARY_INTERVAL_SECONDS),
     reportWorkers: integer(env, 'DAYBOOK_REPORT_WORKERS', Math.min(4, availableParallelism()), 0),
+    writeThread: choice(env, 'DAYBOOK_WRITE_THREAD', 'true', ['true', 'false']) === 'true',
     pgStatementTimeoutMs: integer(env, 'DAYBOOK_PG_STATEMENT_TIMEOUT_MS', 5000, 100, MAX_DATABASE_WAIT_MS),
     trustProxy: choice(env, 'DAYBOOK_TRUST_PROXY', 'false', ['true', 'false']) === 'true',
     heartbeatTimeoutMinutes: integer(env, 'DAYBOOK_HEARTBEAT_TIMEOUT_MINUTES', 15, 1, 1440),

@@ -24,7 +24,8 @@ import { mayHoldUnstorableText, NUL_RULE, unstorableText } from '../lib/text-che
 import { registerAuth } from './auth.ts';
 import { registerMetrics } from './metrics.ts';
 import { drainBeforeClosing } from './drain.ts';
-import type { App, AppDeps, RouteModule } from './types.ts';
+import type { App, AppDeps, RouteDeps, RouteModule } from './types.ts';
+import { createRecorder } from '../services/recording/recorder.ts';
 import {
   DATABASE_RETRY_AFTER_SECONDS,
   DATABASE_UNAVAILABLE,
@@ -552,9 +553,13 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // Before the routes, so that the OpenAPI document sees every one of them.
   await registerOpenApi(app, deps.now);
 
+  const recorder = createRecorder(deps.storage, deps.config, deps.now);
+  // After the requests have ended (Fastify closes the server first), so no write is cut short.
+  app.addHook('onClose', () => recorder.close());
+  const routeDeps: RouteDeps = { ...deps, recorder };
   for (const file of (await readdir(routesDir)).filter((f) => f.endsWith('.ts')).sort()) {
     const module = (await import(pathToFileURL(join(routesDir, file)).href)) as { default: RouteModule };
-    await module.default(app, deps);
+    await module.default(app, routeDeps);
   }
   return app;
 }

@@ -10,6 +10,7 @@ import type {
 } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Storage } from '../storage/database.ts';
+import type { Recorder } from '../services/recording/recorder.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
 export interface AppDeps {
@@ -30,4 +31,10 @@ export type App = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
-export type RouteModule = (app: App, deps: AppDeps) => void | Promise<void>;
+/** What the routes are given: the app's dependencies and what buildApp makes of them. */
+export interface RouteDeps extends AppDeps {
+  /** Runs the recording routes' writes (services/recording/recorder.ts). */
+  recorder: Recorder;
+}
+
+export type RouteModule = (app: App, deps: RouteDeps) => void | Promise<void>;

@@ -13,7 +13,7 @@ import { type CallToolResult, type Tool as ListedTool, Server } from '@modelcont
 import { ApiError } from '../errors.ts';
 import { type AuthContext, CORE_PLAN_REQUIRED, missingScope } from '../http/auth.ts';
 import { DATABASE_UNAVAILABLE } from '../http/envelope.ts';
-import type { AppDeps } from '../http/types.ts';
+import type { RouteDeps } from '../http/types.ts';
 import { describeValidationError, ERROR_KEYWORD } from '../http/validation.ts';
 import { grants } from '../services/scopes.ts';
 import { TOOLS, type Tool } from './tools.ts';
@@ -64,7 +64,7 @@ const SERVER_INFO = { name: 'daybook', version: '0.1.0' };
 
 const failure = (message: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text: message }] });
 
-export function createMcpServer(deps: AppDeps, auth: AuthContext, log: { error(obj: object, msg: string): void }) {
+export function createMcpServer(deps: RouteDeps, auth: AuthContext, log: { error(obj: object, msg: string): void }) {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {} },
     instructions:

@@ -13,15 +13,13 @@ import { CreateTaskBody } from '../schemas/tasks.ts';
 import { RecordActivitiesBody } from '../schemas/activities.ts';
 import type { Scope } from '../services/scopes.ts';
 import type { AuthContext } from '../http/auth.ts';
-import type { AppDeps } from '../http/types.ts';
+import type { RouteDeps } from '../http/types.ts';
 import { buildReport } from '../services/reports/report.ts';
 import { EncodedReport } from '../services/reports/activity.ts';
 import { parseReportRequest } from '../services/reports/request.ts';
 import { searchHistory } from '../services/search/search.ts';
 import { readMessage, readSummary } from '../services/summaries/message.ts';
 import { listProjectPage, listProjects, type ProjectContext } from '../services/projects/commands.ts';
-import { createTask } from '../services/recording/tasks.ts';
-import { recordActivities } from '../services/recording/activities.ts';
 
 /** What a tool answers: the structured content and the sentence an assistant reads first. */
 interface ToolAnswer {
@@ -40,19 +38,19 @@ export interface Tool {
   /** The route's own schema; the arguments are validated with it, worded as the route words a 400. */
   input: TSchema;
   readOnly: boolean;
-  run(deps: AppDeps, auth: AuthContext, input: never): Promise<ToolAnswer>;
+  run(deps: RouteDeps, auth: AuthContext, input: never): Promise<ToolAnswer>;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 const tool = <T>(
-  definition: Omit<Tool, 'run'> & { run(deps: AppDeps, auth: AuthContext, input: T): Promise<ToolAnswer> },
+  definition: Omit<Tool, 'run'> & { run(deps: RouteDeps, auth: AuthContext, input: T): Promise<ToolAnswer> },
 ) => definition as Tool;
 
 /** `/message` without `format`: get_summary answers the data every format renders. */
 const SummaryInput = Type.Omit(MessageBody, ['format']);
 
-const projectContext = (deps: AppDeps, auth: AuthContext): ProjectContext => ({
+const projectContext = (deps: RouteDeps, auth: AuthContext): ProjectContext => ({
   db: deps.storage.db,
   user: auth.user,
   viewer: auth.viewer,
@@ -174,7 +172,7 @@ export const TOOLS: Tool[] = [
       };
     },
   }),
-  tool<Parameters<typeof createTask>[2]>({
+  tool<CreateTaskBody>({
     name: 'add_manual_task',
     title: 'Add a task',
     description:
@@ -184,14 +182,14 @@ export const TOOLS: Tool[] = [
     input: CreateTaskBody,
     readOnly: false,
     async run(deps, auth, input) {
-      const task = await createTask(deps.storage, auth, input, deps.now);
+      const task = await deps.recorder.run('createTask', auth, input);
       return {
         structured: { task },
         text: `Task "${task.title}" created on ${task.date} (id ${task.id})${task.minutes > 0 ? `, ${formatDuration(task.minutes)}` : ''}.`,
       };
     },
   }),
-  tool<Parameters<typeof recordActivities>[2]>({
+  tool<RecordActivitiesBody>({
     name: 'log_activity',
     title: 'Log activities',
     description:
@@ -200,7 +198,7 @@ export const TOOLS: Tool[] = [
     input: RecordActivitiesBody,
     readOnly: false,
     async run(deps, auth, input) {
-      const result = await recordActivities(deps.storage, auth, input, deps.now);
+      const result = await deps.recorder.run('recordActivities', auth, input);
       return {
         structured: result as unknown as Record<string, unknown>,
         text: `${plural(result.created, 'activity', 'activities')} created, ${result.updated} replaced: ${result.ids.join(', ')}.`,

@@ -6,7 +6,6 @@ import {
   RecordActivitiesResponse,
 } from '../schemas/activities.ts';
 import { errorResponses } from '../schemas/common.ts';
-import { deleteActivity, recordActivities } from '../services/recording/activities.ts';
 
 const activityRoutes: RouteModule = (app, deps) => {
   app.post(
@@ -21,7 +20,7 @@ const activityRoutes: RouteModule = (app, deps) => {
       },
     },
     async (request) => {
-      const recorded = await recordActivities(deps.storage, request.auth, request.body, deps.now);
+      const recorded = await deps.recorder.run('recordActivities', request.auth, request.body);
       deps.metrics?.recordsWritten('activity', recorded.ids.length);
       return { success: true as const, ...recorded };
     },
@@ -39,7 +38,7 @@ const activityRoutes: RouteModule = (app, deps) => {
       },
     },
     async (request) => {
-      await deleteActivity(deps.storage, request.auth.user.id, request.params.id, deps.now);
+      await deps.recorder.run('deleteActivity', request.auth.user.id, request.params.id);
       return { success: true as const };
     },
   );

@@ -9,8 +9,6 @@ import {
   TaskResponse,
   UpdateTaskBody,
 } from '../schemas/tasks.ts';
-import { setDayComment } from '../services/recording/day-comments.ts';
-import { createTask, deleteTask, updateTask } from '../services/recording/tasks.ts';
 
 const taskRoutes: RouteModule = (app, deps) => {
   app.post(
@@ -25,7 +23,7 @@ const taskRoutes: RouteModule = (app, deps) => {
       },
     },
     async (request, reply) => {
-      const task = await createTask(deps.storage, request.auth, request.body, deps.now);
+      const task = await deps.recorder.run('createTask', request.auth, request.body);
       deps.metrics?.recordsWritten('task', 1);
       return reply.code(201).send({ success: true as const, task });
     },
@@ -45,7 +43,7 @@ const taskRoutes: RouteModule = (app, deps) => {
     },
     async (request) => ({
       success: true as const,
-      task: await updateTask(deps.storage, request.auth, request.params.id, request.body, deps.now),
+      task: await deps.recorder.run('updateTask', request.auth, request.params.id, request.body),
     }),
   );
 
@@ -61,7 +59,7 @@ const taskRoutes: RouteModule = (app, deps) => {
       },
     },
     async (request) => {
-      await deleteTask(deps.storage, request.auth.user.id, request.params.id, deps.now);
+      await deps.recorder.run('deleteTask', request.auth.user.id, request.params.id);
       return { success: true as const };
     },
   );
@@ -78,7 +76,7 @@ const taskRoutes: RouteModule = (app, deps) => {
       },
     },
     async (request) => {
-      const comment = await setDayComment(deps.storage, request.auth.user.id, request.body, deps.now);
+      const comment = await deps.recorder.run('setDayComment', request.auth.user.id, request.body);
       deps.metrics?.recordsWritten('day_comment', 1);
       return { success: true as const, ...comment };
     },

@@ -14,7 +14,7 @@ import type { Storage } from './database.ts';
 
 const CHECKPOINT_INTERVAL_MS = 100;
 /** 16,384 pages of 4 KiB: 64 MiB of log before the server's own connection checkpoints. */
-const SAFETY_NET_PAGES = 16_384;
+export const SAFETY_NET_PAGES = 16_384;
 
 export interface WalCheckpointer {
   stop(): Promise<void>;

@@ -5,15 +5,25 @@
  * a fresh database that imported the records those writes should have left: every report
  * level (own and team), search, and the projects' `usedAt`. The test keeps those records in
  * the dataset's own format, changed by each write as the contract says, so it checks the
- * contract as well as the two paths against each other. Both databases.
+ * contract as well as the two paths against each other. Both databases, and on SQLite also with
+ * the writes on the write thread (services/recording/recorder.ts).
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { importDataset } from '../../src/dataset/import.ts';
 import type { App } from '../../src/http/types.ts';
+import type { Dialect } from '../../src/storage/database.ts';
 import { tempFiles } from '../dataset/dataset-files.ts';
-import { DEFAULT_NOW, type TestApp, call, createTestApp, createTestDatabase, forEachDialect } from '../helper.ts';
+import {
+  DEFAULT_NOW,
+  type TestApp,
+  call,
+  createSharedTestDatabase,
+  createTestApp,
+  createTestDatabase,
+  forEachDialect,
+} from '../helper.ts';
 import { ALICE, BOB, world } from './world.ts';
 
 const MINUTE = 60_000;
@@ -713,35 +723,67 @@ forEachDialect('the write API and the importer agree (property)', (dialect) => {
     }
   });
 
-  test('any sequence of writes leaves what an import of its records leaves: reports, search, usedAt', async () => {
-    let run = 0;
-    // Databases are dropped while the next runs go on, and awaited at the end.
-    const drops: Promise<void>[] = [];
-    await fc
-      .assert(
-        fc.asyncProperty(fc.array(actionArb, { minLength: 5, maxLength: 25 }), async (actions) => {
-          const n = run++;
-          const databases = await Promise.all([createTestDatabase(dialect), createTestDatabase(dialect)]);
-          const [writtenDb, importedDb] = databases;
-          let written: TestApp | undefined;
-          let imported: TestApp | undefined;
-          try {
-            written = await createTestApp(dialect, { database: writtenDb, dataset: worldFile });
-            const model = new Model();
-            for (const [step, action] of actions.entries())
-              await apply(written, model, action, `step ${step} (${action.kind})`);
-            const file = files.write(`records-${n}.json`, model.dataset());
-            imported = await createTestApp(dialect, { database: importedDb, dataset: file });
-            await checkModel(written.app, model, `run ${n}`);
-            await compare(written.app, imported.app, `run ${n}`);
-          } finally {
-            await Promise.all([written?.close(), imported?.close()]);
-            drops.push(...databases.map((d) => d.drop()));
-          }
-        }),
-        // A failure shrinks (each try a run of its own) for at most a few minutes.
-        { numRuns: 12, interruptAfterTimeLimit: 5 * 60_000, markInterruptAsFailure: true },
-      )
-      .finally(() => Promise.all(drops));
-  });
+  test('any sequence of writes leaves what an import of its records leaves: reports, search, usedAt', () =>
+    agreeWithImport(dialect, files, () => worldFile, { numRuns: 12 }));
 });
+
+describe('the write API on its own thread (a SQLite file) and the importer agree (property)', () => {
+  const files = tempFiles();
+  let worldFile: string;
+  before(() => {
+    worldFile = files.write('world.json', world);
+  });
+  after(() => files.remove());
+
+  test('any sequence of writes through the write thread leaves what an import of its records leaves', () =>
+    agreeWithImport('sqlite', files, () => worldFile, { numRuns: 6, thread: true }));
+});
+
+/**
+ * The property: random sequences of API writes, then every report level, search and `usedAt`
+ * compared with a fresh database that imported the resulting records. `thread`: the written
+ * database is a SQLite file and the writes run on the write thread (services/recording/recorder.ts).
+ */
+async function agreeWithImport(
+  dialect: Dialect,
+  files: ReturnType<typeof tempFiles>,
+  worldFile: () => string,
+  { numRuns, thread = false }: { numRuns: number; thread?: boolean },
+): Promise<void> {
+  let run = 0;
+  // Databases are dropped while the next runs go on, and awaited at the end.
+  const drops: Promise<void>[] = [];
+  await fc
+    .assert(
+      fc.asyncProperty(fc.array(actionArb, { minLength: 5, maxLength: 25 }), async (actions) => {
+        const n = run++;
+        const databases = await Promise.all([
+          thread ? createSharedTestDatabase(dialect) : createTestDatabase(dialect),
+          createTestDatabase(dialect),
+        ]);
+        const [writtenDb, importedDb] = databases;
+        let written: TestApp | undefined;
+        let imported: TestApp | undefined;
+        try {
+          written = await createTestApp(dialect, {
+            database: writtenDb,
+            dataset: worldFile(),
+            config: { writeThread: thread },
+          });
+          const model = new Model();
+          for (const [step, action] of actions.entries())
+            await apply(written, model, action, `step ${step} (${action.kind})`);
+          const file = files.write(`records-${thread ? 't' : ''}${n}.json`, model.dataset());
+          imported = await createTestApp(dialect, { database: importedDb, dataset: file });
+          await checkModel(written.app, model, `run ${n}`);
+          await compare(written.app, imported.app, `run ${n}`);
+        } finally {
+          await Promise.all([written?.close(), imported?.close()]);
+          drops.push(...databases.map((d) => d.drop()));
+        }
+      }),
+      // A failure shrinks (each try a run of its own) for at most a few minutes.
+      { numRuns, interruptAfterTimeLimit: 5 * 60_000, markInterruptAsFailure: true },
+    )
+    .finally(() => Promise.all(drops));
+}

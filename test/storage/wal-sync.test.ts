@@ -150,7 +150,13 @@ test('SQLite file: a write is answered once its log is synced; the server answer
   // Held from the first write on (the import above synced as it went).
   const syncs = heldSyncs();
   try {
-    t = await createTestApp('sqlite', { database: { url, storage, drop: () => storage.close() }, dataset: null });
+    // The writes on the server's thread, where the test holds the syncs (the write thread's
+    // connection syncs through the same WalSync, on its own thread).
+    t = await createTestApp('sqlite', {
+      database: { url, storage, drop: () => storage.close() },
+      dataset: null,
+      config: { writeThread: false },
+    });
     const app = t.app;
     const activity = (id: string) => ({
       activities: [{ id, start: Date.parse('2026-11-21T09:00:00Z'), durationMinutes: 30, headline: 'Synced write' }],

@@ -1,14 +1,14 @@
 /**
- * A report worker thread (report-workers.ts): builds report response bodies on its own database
+ * A report worker thread (workers.ts): builds report response bodies on its own database
  * connection and hands back their bytes without copying them.
  */
-import { parentPort, workerData } from 'node:worker_threads';
-import { ApiError } from '../../errors.ts';
+import { workerData } from 'node:worker_threads';
+import { serveJobs } from '../../lib/worker-pool.ts';
 import { openStorage } from '../../storage/database.ts';
 import { buildReport } from './report.ts';
 import { EncodedReport } from './activity.ts';
 import { parseReportRequest } from './request.ts';
-import type { ReportJob, WorkerAnswer, WorkerSetup } from './workers.ts';
+import type { ReportJob, WorkerSetup } from './workers.ts';
 
 const setup = workerData as WorkerSetup;
 const storage = openStorage(setup.databaseUrl);
@@ -25,30 +25,13 @@ function movable(buffers: Buffer[]): ArrayBuffer[] {
 }
 
 /** The same bytes the route's serializer writes for the inline report (routes/report.ts). */
-async function answer(id: number, job: ReportJob): Promise<{ answer: WorkerAnswer; transfer: ArrayBuffer[] }> {
-  try {
+serveJobs(
+  async (job: ReportJob) => {
     const report = await buildReport(storage, job.caller, job.viewer, parseReportRequest(job.body, job.now));
     const body =
       report instanceof EncodedReport ? report.chunks : [Buffer.from(JSON.stringify({ success: true, ...report }))];
     const chunks = movable(body);
-    return { answer: { id, chunks }, transfer: chunks };
-  } catch (err) {
-    if (err instanceof ApiError)
-      return { answer: { id, error: { status: err.status, message: err.message, extra: err.extra } }, transfer: [] };
-    // The code travels with the message, so that the server's thread answers a database that
-    // went away 503 like its own requests (http/app.ts).
-    const { code } = err as { code?: unknown };
-    return {
-      answer: { id, failure: (err as Error).message, ...(typeof code === 'string' ? { code } : {}) },
-      transfer: [],
-    };
-  }
-}
-
-parentPort!.on('message', (message: { id: number; job: ReportJob } | { close: true }) => {
-  if ('close' in message) {
-    void storage.close().finally(() => parentPort!.close());
-    return;
-  }
-  void answer(message.id, message.job).then(({ answer: reply, transfer }) => parentPort!.postMessage(reply, transfer));
-});
+    return { value: chunks, transfer: chunks };
+  },
+  () => storage.close(),
+);

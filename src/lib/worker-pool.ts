@@ -1,0 +1,182 @@
+/**
+ * Jobs run on worker threads, each thread with its own database connection: the pool on the
+ * server's thread (WorkerPool) and the loop on each worker (serveJobs). Large reports are built
+ * on a pool of them (services/reports/workers.ts), SQLite's recording writes on a pool of one
+ * (services/recording/recorder.ts).
+ *
+ * What a job answers crosses as a structured clone (or moved ArrayBuffers). An ApiError comes
+ * back as the same ApiError, to be answered as it would be on the server's thread; any other
+ * failure as an Error with the worker's message and its `code` (on the error and its cause), so
+ * that the server's thread answers a busy or unreachable database 503 like its own requests.
+ */
+import { parentPort, Worker } from 'node:worker_threads';
+import { ApiError } from '../errors.ts';
+
+type Answer<V> =
+  | { id: number; value: V }
+  | { id: number; error: { status: number; message: string; extra: Record<string, unknown> } }
+  | { id: number; failure: string; code?: string };
+
+type Message<J> = { id: number; job: J } | { close: true };
+
+interface Pending<V> {
+  resolve(value: V): void;
+  reject(err: Error): void;
+}
+
+class PoolThread<V> {
+  readonly pending = new Map<number, Pending<V>>();
+  readonly thread: Worker;
+  private readonly name: string;
+
+  constructor(name: string, entry: URL, setup: unknown, onExit: (thread: PoolThread<V>) => void) {
+    this.name = name;
+    this.thread = new Worker(entry, { workerData: setup });
+    this.thread.on('message', (answer: Answer<V>) => this.settle(answer));
+    this.thread.on('error', (err) => this.failAll(err));
+    this.thread.on('exit', () => {
+      this.failAll(new Error(`${name} stopped`));
+      onExit(this);
+    });
+  }
+
+  private settle(answer: Answer<V>): void {
+    const pending = this.pending.get(answer.id);
+    if (!pending) return;
+    this.pending.delete(answer.id);
+    if ('value' in answer) pending.resolve(answer.value);
+    else if ('error' in answer)
+      pending.reject(new ApiError(answer.error.status, answer.error.message, answer.error.extra));
+    else {
+      const coded = answer.code === undefined ? {} : { code: answer.code };
+      pending.reject(
+        Object.assign(
+          new Error(`${this.name} failed: ${answer.failure}`, {
+            cause: Object.assign(new Error(answer.failure), coded),
+          }),
+          coded,
+        ),
+      );
+    }
+  }
+
+  private failAll(err: Error): void {
+    for (const pending of this.pending.values()) pending.reject(err);
+    this.pending.clear();
+  }
+}
+
+/**
+ * `size` threads running `entry` (a module that calls serveJobs), started with the first job
+ * (so a server that never needs one pays nothing) or by `start`. Each job goes to the least busy
+ * thread; a thread that dies fails only the jobs it held, and the next job starts another.
+ */
+export class WorkerPool<J, V> {
+  private readonly threads: PoolThread<V>[] = [];
+  private readonly name: string;
+  private readonly entry: URL;
+  private readonly setup: unknown;
+  private readonly size: number;
+  private nextId = 1;
+  private closing = false;
+
+  constructor(name: string, entry: URL, setup: unknown, size: number) {
+    this.name = name;
+    this.entry = entry;
+    this.setup = setup;
+    this.size = size;
+  }
+
+  private spawn(): PoolThread<V> {
+    // A thread that ended is replaced by the next job, not at once: one that cannot start (its
+    // database cannot be opened) is not started again and again.
+    return new PoolThread<V>(this.name, this.entry, this.setup, (gone) => {
+      const index = this.threads.indexOf(gone);
+      if (index !== -1) this.threads.splice(index, 1);
+    });
+  }
+
+  /** Starts the threads now rather than with the first job (which would wait for them to load). */
+  start(): void {
+    while (this.threads.length < this.size) this.threads.push(this.spawn());
+  }
+
+  /** What the job answers; rejects with the ApiError it earned, or the worker's failure. */
+  run(job: J): Promise<V> {
+    if (this.closing) return Promise.reject(new Error(`${this.name} closed`));
+    this.start();
+    // The least busy thread; ties go to the first.
+    let chosen = this.threads[0]!;
+    for (const candidate of this.threads) if (candidate.pending.size < chosen.pending.size) chosen = candidate;
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      chosen.pending.set(id, { resolve, reject });
+      chosen.thread.postMessage({ id, job } satisfies Message<J>);
+    });
+  }
+
+  /**
+   * Lets each thread finish the jobs it holds, close its database connection and end; one that
+   * has not ended after `graceMs` is stopped.
+   */
+  async close(graceMs = 5000): Promise<void> {
+    this.closing = true;
+    await Promise.all(
+      this.threads.map(async ({ thread }) => {
+        const ended = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+        thread.postMessage({ close: true } satisfies Message<J>);
+        const timer = setTimeout(() => void thread.terminate(), graceMs);
+        await ended;
+        clearTimeout(timer);
+      }),
+    );
+  }
+}
+
+/** What a job's handler gives back: the value, and the ArrayBuffers in it to move rather than copy. */
+export interface JobResult<V> {
+  value: V;
+  transfer?: ArrayBuffer[];
+}
+
+/**
+ * A worker's side of the pool: runs each job with `handle` as it comes (jobs of one thread may
+ * overlap where they wait) and answers it; on close, waits for the jobs under way, then
+ * `close` (its database connection), then ends.
+ */
+export function serveJobs<J, V>(handle: (job: J) => Promise<JobResult<V>>, close: () => Promise<void>): void {
+  const port = parentPort!;
+  const running = new Set<Promise<void>>();
+  port.on('message', (message: Message<J>) => {
+    if ('close' in message) {
+      void Promise.allSettled(running)
+        .then(close)
+        .finally(() => port.close());
+      return;
+    }
+    const done = answer(message.id, message.job, handle).then(({ reply, transfer }) => {
+      port.postMessage(reply, transfer);
+      running.delete(done);
+    });
+    running.add(done);
+  });
+}
+
+async function answer<J, V>(
+  id: number,
+  job: J,
+  handle: (job: J) => Promise<JobResult<V>>,
+): Promise<{ reply: Answer<V>; transfer: ArrayBuffer[] }> {
+  try {
+    const { value, transfer = [] } = await handle(job);
+    return { reply: { id, value }, transfer };
+  } catch (err) {
+    if (err instanceof ApiError)
+      return { reply: { id, error: { status: err.status, message: err.message, extra: err.extra } }, transfer: [] };
+    const { code } = err as { code?: unknown };
+    return {
+      reply: { id, failure: (err as Error).message, ...(typeof code === 'string' ? { code } : {}) },
+      transfer: [],
+    };
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Where the recording routes' writes run (POST /activities, POST and DELETE /tasks, …, and the
+ * MCP server's writing tools): the same functions either way, given the same arguments.
+ *
+ * - On a SQLite file, by default (DAYBOOK_WRITE_THREAD), on one thread of their own with its own
+ *   connection (write-thread.ts). better-sqlite3 runs each statement on the thread that calls
+ *   it, and a write's statements (the insert with its triggers, the search index, the commit)
+ *   cost several times a read's: on the server's thread they held up every other request, and
+ *   the second core stayed idle. On their own thread the server's thread only checks, hands
+ *   over and answers; SQLite lets one connection write while others read, and a read begun after
+ *   the write's answer sees the write. One thread, because SQLite writes one at a time anyway.
+ * - Otherwise (PostgreSQL, whose statements run in the database's own processes; an in-memory
+ *   SQLite database, which exists only on its own connection; DAYBOOK_WRITE_THREAD=false) on the
+ *   server's thread.
+ */
+import type { Config } from '../../config.ts';
+import { WorkerPool } from '../../lib/worker-pool.ts';
+import type { Storage } from '../../storage/database.ts';
+import { deleteActivity, recordActivities } from './activities.ts';
+import { setDayComment } from './day-comments.ts';
+import { createTask, deleteTask, updateTask } from './tasks.ts';
+
+/** The writes, each called as `(storage, …arguments, clock)`. */
+export const operations = { recordActivities, deleteActivity, createTask, updateTask, deleteTask, setDayComment };
+
+type Operations = typeof operations;
+export type Operation = keyof Operations;
+/** A write's arguments between the storage and the clock. */
+export type ArgumentsOf<K extends Operation> = Operations[K] extends (
+  storage: Storage,
+  ...rest: [...infer A, () => number]
+) => unknown
+  ? A
+  : never;
+type ResultOf<K extends Operation> = Awaited<ReturnType<Operations[K]>>;
+
+/** A write handed to the thread: its clock reads the server's clock's offset from the thread's. */
+export interface WriteJob {
+  operation: Operation;
+  args: unknown[];
+  clockOffset: number;
+}
+
+/** What the write thread is started with. */
+export interface WriteThreadSetup {
+  databaseUrl: string;
+  statementTimeoutMs: number;
+}
+
+export interface Recorder {
+  /** Runs the write, with the caller's arguments (the storage and the clock are the recorder's). */
+  run<K extends Operation>(operation: K, ...args: ArgumentsOf<K>): Promise<ResultOf<K>>;
+  /** Waits for the writes under way, then lets their thread go. */
+  close(): Promise<void>;
+  /** Whether the writes run on a thread of their own. */
+  readonly threaded: boolean;
+}
+
+function call<K extends Operation>(
+  operation: K,
+  storage: Storage,
+  args: ArgumentsOf<K>,
+  clock: () => number,
+): Promise<ResultOf<K>> {
+  const write = operations[operation] as (storage: Storage, ...rest: unknown[]) => Promise<ResultOf<K>>;
+  return write(storage, ...args, clock);
+}
+
+/** The recorder for this server: on a thread of its own where that helps (see above). */
+export function createRecorder(storage: Storage, config: Config, now: () => number): Recorder {
+  if (!config.writeThread || storage.dialect !== 'sqlite' || storage.inMemory) {
+    return {
+      threaded: false,
+      run: (operation, ...args) => call(operation, storage, args, now),
+      close: async () => {},
+    };
+  }
+  const setup: WriteThreadSetup = { databaseUrl: config.databaseUrl, statementTimeoutMs: config.pgStatementTimeoutMs };
+  const thread = new WorkerPool<WriteJob, unknown>(
+    'write thread',
+    new URL('./write-thread.ts', import.meta.url),
+    setup,
+    1,
+  );
+  // Loaded now: the first write would otherwise wait for the thread to load its modules.
+  thread.start();
+  async function run<K extends Operation>(operation: K, ...args: ArgumentsOf<K>): Promise<ResultOf<K>> {
+    const clockOffset = now() - Date.now();
+    return (await thread.run({ operation, args, clockOffset })) as ResultOf<K>;
+  }
+  return { threaded: true, run, close: () => thread.close() };
+}
+
+/** The write thread's side: runs a job on its own storage, with a clock that keeps the server's offset. */
+export function runJob(storage: Storage, job: WriteJob): Promise<unknown> {
+  const clock = () => Date.now() + job.clockOffset;
+  return call(job.operation, storage, job.args as ArgumentsOf<typeof job.operation>, clock);
+}
