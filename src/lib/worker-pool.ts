@@ -80,11 +80,15 @@ export class WorkerPool<J, V> {
   private nextId = 1;
   private closing = false;
 
-  constructor(name: string, entry: URL, setup: unknown, size: number) {
+  private readonly onExit: (() => void) | undefined;
+
+  /** `onExit` is told whenever one of the threads has ended. */
+  constructor(name: string, entry: URL, setup: unknown, size: number, onExit?: () => void) {
     this.name = name;
     this.entry = entry;
     this.setup = setup;
     this.size = size;
+    this.onExit = onExit;
   }
 
   private spawn(): PoolThread<V> {
@@ -93,6 +97,7 @@ export class WorkerPool<J, V> {
     return new PoolThread<V>(this.name, this.entry, this.setup, (gone) => {
       const index = this.threads.indexOf(gone);
       if (index !== -1) this.threads.splice(index, 1);
+      this.onExit?.();
     });
   }
 

@@ -65,10 +65,14 @@ export async function touchKey(storage: Storage, keyId: string, at: number): Pro
   }
   const { sql: text, parameters } = update.compile();
   // Holding the connection, so that no other request's transaction is open on it.
+  // Holding the write lock shared with the write thread, where there is one: the thread's
+  // writes follow one another too closely for a stamp that does not wait to find the file free.
   await storage.db.connection().execute(() =>
-    sqlite.unsynced(async () => {
-      sqlite.withoutWaiting(() => sqlite.prepare(text).run(...(parameters as unknown[])));
-    }),
+    sqlite.writing(() =>
+      sqlite.unsynced(async () => {
+        sqlite.withoutWaiting(() => sqlite.prepare(text).run(...(parameters as unknown[])));
+      }),
+    ),
   );
 }
 

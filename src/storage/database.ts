@@ -4,6 +4,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
   Kysely,
   type Migration,
   type MigrationProvider,
@@ -13,10 +16,12 @@ import {
   SqliteDialect,
   type SqliteDatabase as KyselySqliteDatabase,
   sql,
+  type TransactionSettings,
 } from 'kysely';
 import pg from 'pg';
 import { pgConnectTimeoutMs, pgPoolSize, pgWriters } from '../config.ts';
 import { DatabaseHealth } from './health.ts';
+import type { ThreadWriteLock } from './thread-write-lock.ts';
 import { WalSync } from './wal-sync.ts';
 import type { Database } from './schema.ts';
 
@@ -80,6 +85,17 @@ interface SqliteStatements {
   syncedAside<T>(work: () => Promise<T>): Promise<T>;
   /** Resolves once every commit so far is on disk (WalSync; at once where commits sync themselves). */
   logSynced(): Promise<void>;
+  /**
+   * From now on this connection's writes take `lock` (null: no longer), shared with another
+   * thread of the process that writes the file (storage/thread-write-lock.ts): every write
+   * statement run through Kysely, every Kysely transaction that is not read only, and each try
+   * of writeTransaction's BEGIN IMMEDIATE.
+   */
+  shareWrites(lock: ThreadWriteLock | null): void;
+  /** Runs `work` (holding the connection) with the shared write lock held, where there is one. */
+  writing<T>(work: () => Promise<T>): Promise<T>;
+  /** The shared write lock, if any (shareWrites). */
+  readonly writeLock: ThreadWriteLock | null;
   /** Closes the log's file kept open for syncing it, once its syncs under way are done (after the connection closed). */
   closeLog(): Promise<void>;
   /** The database file (empty for an in-memory database). */
@@ -280,7 +296,7 @@ export function openStorage(url: string): Storage {
     sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     sqlite.pragma('cache_size = -16384');
     const statements = keepingStatements(sqlite, memory ? '' : file, wal ? new WalSync(`${file}-wal`) : null);
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+    const db = new Kysely<Database>({ dialect: new SharedWritesSqliteDialect(statements) });
     const health = new DatabaseHealth(() => ping(db));
     return {
       db,
@@ -488,6 +504,7 @@ function keepingStatements(
   // The busy timeout as openStorage sets it, then as setBusyTimeout does: known here rather than
   // asked of SQLite at every write transaction.
   let busyTimeoutMs = BUSY_TIMEOUT_MS;
+  let writeLock: ThreadWriteLock | null = null;
   const keeping: KyselySqliteDatabase & SqliteStatements = {
     turns: new WriteTurns(),
     close: () => sqlite.close(),
@@ -511,6 +528,22 @@ function keepingStatements(
       return walSync ? keeping.unsynced(work) : work();
     },
     logSynced: () => walSync?.sync() ?? Promise.resolve(),
+    get writeLock() {
+      return writeLock;
+    },
+    shareWrites(lock: ThreadWriteLock | null) {
+      writeLock = lock;
+    },
+    async writing<T>(work: () => Promise<T>): Promise<T> {
+      const lock = keeping.writeLock;
+      if (!lock || lock.held) return work();
+      await lock.acquire();
+      try {
+        return await work();
+      } finally {
+        lock.release();
+      }
+    },
     closeLog: async () => {
       await walSync?.close();
     },
@@ -589,15 +622,20 @@ export async function writeTransaction<T>(
       // The commit's sync is waited for below, after the connection and the turn are handed on.
       return sqlite.syncedAside(async () => {
         await beginImmediate(sqlite);
+        // The shared write lock (if any) is held from here to the end of afterCommit.
         try {
-          result = await work(connection);
-          await sql`commit`.execute(connection);
-        } catch (err) {
-          // SQLite may have rolled back already (some errors end the transaction themselves).
-          await sql`rollback`.execute(connection).catch(() => {});
-          throw err;
+          try {
+            result = await work(connection);
+            await sql`commit`.execute(connection);
+          } catch (err) {
+            // SQLite may have rolled back already (some errors end the transaction themselves).
+            await sql`rollback`.execute(connection).catch(() => {});
+            throw err;
+          }
+          await afterCommit?.(connection);
+        } finally {
+          sqlite.writeLock?.release();
         }
-        await afterCommit?.(connection);
         return result;
       });
     });
@@ -627,14 +665,124 @@ const WRITE_LOCK_WAIT_MS = 2000;
 async function beginImmediate(sqlite: SqliteStatements): Promise<void> {
   const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
   for (let pause = 5; ; pause = Math.min(pause * 2, 200)) {
+    // The shared write lock (if any) first, then the file's: the lock is never held while this
+    // waits for another process, so the other thread's writes do not wait on that process too.
+    await sqlite.writeLock?.acquire();
     try {
       sqlite.withoutWaiting(() => sqlite.prepare('begin immediate').run());
       return;
     } catch (err) {
+      sqlite.writeLock?.release();
       const busy = String((err as { code?: string }).code).startsWith('SQLITE_BUSY');
       if (!busy || Date.now() + pause > deadline) throw err;
     }
     await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}
+
+/**
+ * Kysely's SQLite dialect, with the connection's writes taking the shared write lock where it has
+ * one (shareWrites): a statement that writes (SQLite's own judgement: `readonly` of the prepared
+ * statement) outside a transaction takes it for itself; a transaction that is not read only
+ * takes it at its `begin`, so that no commit of the other thread falls between its first read
+ * and its first write, and lets it go at its end. Where the connection holds the lock already
+ * (inside writeTransaction) nothing more is taken.
+ */
+class SharedWritesSqliteDialect extends SqliteDialect {
+  private readonly statements: KyselySqliteDatabase & SqliteStatements;
+
+  constructor(statements: KyselySqliteDatabase & SqliteStatements) {
+    super({ database: statements });
+    this.statements = statements;
+  }
+
+  override createDriver(): Driver {
+    return new SharedWritesDriver(super.createDriver(), this.statements);
+  }
+}
+
+class SharedWritesDriver implements Driver {
+  private readonly inner: Driver;
+  private readonly statements: KyselySqliteDatabase & SqliteStatements;
+  private wrapped: { inner: DatabaseConnection; outer: DatabaseConnection } | null = null;
+  /** Whether the open transaction took the lock at its begin. */
+  private transactionHolds = false;
+
+  constructor(inner: Driver, statements: KyselySqliteDatabase & SqliteStatements) {
+    this.inner = inner;
+    this.statements = statements;
+  }
+
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await this.inner.acquireConnection();
+    if (this.wrapped?.inner !== connection) {
+      const statements = this.statements;
+      this.wrapped = {
+        inner: connection,
+        outer: {
+          executeQuery<R>(query: CompiledQuery) {
+            const lock = statements.writeLock;
+            if (!lock || lock.held || (statements.prepare(query.sql) as SqliteDatabase.Statement).readonly)
+              return connection.executeQuery<R>(query);
+            return statements.writing(() => connection.executeQuery<R>(query));
+          },
+          streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+        },
+      };
+    }
+    return this.wrapped.outer;
+  }
+
+  private innerOf(connection: DatabaseConnection): DatabaseConnection {
+    return this.wrapped?.outer === connection ? this.wrapped.inner : connection;
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const lock = this.statements.writeLock;
+    if (lock && !lock.held && settings.accessMode !== 'read only') {
+      await lock.acquire();
+      this.transactionHolds = true;
+    }
+    try {
+      await this.inner.beginTransaction(this.innerOf(connection), settings);
+    } catch (err) {
+      this.endTransaction();
+      throw err;
+    }
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.commitTransaction(this.innerOf(connection));
+    } finally {
+      this.endTransaction();
+    }
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.rollbackTransaction(this.innerOf(connection));
+    } finally {
+      this.endTransaction();
+    }
+  }
+
+  private endTransaction(): void {
+    if (!this.transactionHolds) return;
+    this.transactionHolds = false;
+    this.statements.writeLock?.release();
+  }
+
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    return this.inner.releaseConnection(this.innerOf(connection));
+  }
+
+  destroy(): Promise<void> {
+    return this.inner.destroy();
   }
 }
 

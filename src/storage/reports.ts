@@ -114,7 +114,8 @@ export function readSnapshot<T>(storage: Storage, read: (db: Kysely<Database>) =
   if (storage.dialect === 'postgres') {
     return storage.db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read);
   }
-  return storage.db.transaction().execute(read);
+  // Read only: it never takes the write lock shared with the write thread (shareWrites).
+  return storage.db.transaction().setAccessMode('read only').execute(read);
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * The recording routes' writes on a thread of their own (services/recording/recorder.ts): on a
  * SQLite file by default, and answered exactly as on the server's thread: seen at once by the
- * reads that follow, the rules' messages, the app's clock, a busy database's 503, and a write
- * under way when the server closes is finished, not lost. (Every rule of §7 through the thread:
+ * reads that follow, the rules' messages, the app's clock, a busy database's 503, the server
+ * thread's own writes going on beside a stream of batches (storage/thread-write-lock.ts), and a
+ * write under way when the server closes is finished, not lost. (Every rule of §7 through the thread:
  * the property test in agreement.test.ts.)
  */
 import assert from 'node:assert/strict';
@@ -115,6 +116,43 @@ describe('recording writes on the write thread [sqlite]', () => {
       activities: [{ start: new Date(pinned - 30 * 60_000).toISOString(), durationMinutes: 30, headline: 'Just now' }],
     });
     assert.equal(near.status, 200, near.body);
+  });
+
+  test("the server thread's own writes are not refused while the write thread writes batch after batch", async () => {
+    let batches = 0;
+    const batch = (n: number) => ({
+      activities: Array.from({ length: 1000 }, (_, i) => ({
+        id: `a_stream_${n}_${i}`,
+        start: new Date(Date.parse('2026-11-02T06:00:00Z') + (n % 15) * 86_400_000 + i * 40_000).toISOString(),
+        durationMinutes: 1,
+        headline: `Streamed ${i}`,
+      })),
+    });
+    let streaming = true;
+    const stream = async () => {
+      const statuses: number[] = [];
+      while (streaming) statuses.push((await post(batch(batches++))).status);
+      return statuses;
+    };
+    const streams = [stream(), stream(), stream()];
+    const own: string[] = [];
+    try {
+      // A new project (one statement) and a rename (a transaction that reads, then writes).
+      const created = await call(t.app, 'POST', '/projects', { key: ALICE, body: { name: 'Streamed project 0' } });
+      assert.equal(created.status, 201, created.body);
+      const id = created.json.project.id as string;
+      for (let i = 1; i <= 30; i++) {
+        const made = await call(t.app, 'POST', '/projects', { key: ALICE, body: { name: `Streamed project ${i}` } });
+        const renamed = await call(t.app, 'POST', `/projects/${id}`, { key: ALICE, body: { name: `Renamed ${i}` } });
+        own.push(`${made.status} ${renamed.status}`);
+      }
+    } finally {
+      streaming = false;
+    }
+    const written = (await Promise.all(streams)).flat();
+    assert.ok(batches >= 6, `${batches} batches written meanwhile`);
+    assert.deepEqual(new Set(written), new Set([200]));
+    assert.deepEqual(new Set(own), new Set(['201 200']), own.join(', '));
   });
 
   test('a write waiting for another connection ends in 503 with Retry-After, and reads go on meanwhile', async () => {

@@ -16,6 +16,7 @@
 import type { Config } from '../../config.ts';
 import { WorkerPool } from '../../lib/worker-pool.ts';
 import type { Storage } from '../../storage/database.ts';
+import { SERVER_THREAD, sharedLockMemory, ThreadWriteLock, WRITE_THREAD } from '../../storage/thread-write-lock.ts';
 import { deleteActivity, recordActivities } from './activities.ts';
 import { setDayComment } from './day-comments.ts';
 import { createTask, deleteTask, updateTask } from './tasks.ts';
@@ -45,6 +46,8 @@ export interface WriteJob {
 export interface WriteThreadSetup {
   databaseUrl: string;
   statementTimeoutMs: number;
+  /** The write lock's shared memory (storage/thread-write-lock.ts). */
+  lockMemory: SharedArrayBuffer;
 }
 
 export interface Recorder {
@@ -75,12 +78,22 @@ export function createRecorder(storage: Storage, config: Config, now: () => numb
       close: async () => {},
     };
   }
-  const setup: WriteThreadSetup = { databaseUrl: config.databaseUrl, statementTimeoutMs: config.pgStatementTimeoutMs };
+  // The two threads' writes take turns (storage/thread-write-lock.ts).
+  const memory = sharedLockMemory();
+  const lock = new ThreadWriteLock(memory, SERVER_THREAD);
+  storage.sqlite?.shareWrites(lock);
+  const setup: WriteThreadSetup = {
+    databaseUrl: config.databaseUrl,
+    statementTimeoutMs: config.pgStatementTimeoutMs,
+    lockMemory: memory,
+  };
   const thread = new WorkerPool<WriteJob, unknown>(
     'write thread',
     new URL('./write-thread.ts', import.meta.url),
     setup,
     1,
+    // A thread that ended (a crash, or stopped at close) holds the lock no longer.
+    () => lock.forsake(WRITE_THREAD),
   );
   // Loaded now: the first write would otherwise wait for the thread to load its modules.
   thread.start();
@@ -88,7 +101,14 @@ export function createRecorder(storage: Storage, config: Config, now: () => numb
     const clockOffset = now() - Date.now();
     return (await thread.run({ operation, args, clockOffset })) as ResultOf<K>;
   }
-  return { threaded: true, run, close: () => thread.close() };
+  return {
+    threaded: true,
+    run,
+    close: async () => {
+      await thread.close();
+      storage.sqlite?.shareWrites(null);
+    },
+  };
 }
 
 /** The write thread's side: runs a job on its own storage, with a clock that keeps the server's offset. */

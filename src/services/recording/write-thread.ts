@@ -5,6 +5,7 @@
 import { workerData } from 'node:worker_threads';
 import { serveJobs } from '../../lib/worker-pool.ts';
 import { openStorage, SERVING_BUSY_TIMEOUT_MS } from '../../storage/database.ts';
+import { ThreadWriteLock, WRITE_THREAD } from '../../storage/thread-write-lock.ts';
 import { SAFETY_NET_PAGES } from '../../storage/wal-checkpointer.ts';
 import { runJob, type WriteJob, type WriteThreadSetup } from './recorder.ts';
 
@@ -16,6 +17,8 @@ const storage = openStorage(setup.databaseUrl);
 storage.sqlite?.setBusyTimeout(SERVING_BUSY_TIMEOUT_MS);
 storage.sqlite?.setAutoCheckpoint(SAFETY_NET_PAGES);
 storage.setStatementTimeout?.(setup.statementTimeoutMs);
+// Its writes and the server thread's take turns (storage/thread-write-lock.ts).
+storage.sqlite?.shareWrites(new ThreadWriteLock(setup.lockMemory, WRITE_THREAD));
 
 serveJobs(
   async (job: WriteJob) => ({ value: await runJob(storage, job) }),
