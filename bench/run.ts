@@ -250,11 +250,8 @@ const scenarios: Record<string, Scenario> = {
   async write(ctx) {
     const user = ctx.facts.heavyUser;
     const floor = dialect === 'postgres' ? 15_000 : 30_000;
-    // SQLite: on a copy of the file, removed afterwards; PostgreSQL: deleted afterwards.
-    const scratch = dialect === 'sqlite' ? copySqlite(ctx.databaseUrl) : null;
-    const on = { ...ctx, databaseUrl: scratch?.url ?? ctx.databaseUrl };
-    try {
-      return await withWrites(
+    return onScratchCopy(ctx, (on, scrub) =>
+      withWrites(
         on,
         [user],
         async (writes) => {
@@ -285,15 +282,13 @@ const scenarios: Record<string, Scenario> = {
           const note = [
             measured.row.note,
             `${stored} activities stored${stored >= inserted ? '' : ` (fewer than the ${inserted} answered: not all new)`}`,
-            scratch ? 'on a copy of the database' : 'deleted afterwards',
+            scrub ? 'deleted afterwards' : 'on a copy of the database',
           ];
           return { ...measured.row, note: note.filter(Boolean).join('; ') };
         },
-        { scrub: !scratch },
-      );
-    } finally {
-      scratch?.remove();
-    }
+        { scrub },
+      ),
+    );
   },
 
   /**
@@ -303,10 +298,8 @@ const scenarios: Record<string, Scenario> = {
    */
   async 'reads-during-writes'(ctx) {
     const user = ctx.facts.heavyUser;
-    const scratch = dialect === 'sqlite' ? copySqlite(ctx.databaseUrl) : null;
-    const on = { ...ctx, databaseUrl: scratch?.url ?? ctx.databaseUrl };
-    try {
-      return await withWrites(
+    return onScratchCopy(ctx, (on, scrub) =>
+      withWrites(
         on,
         [user],
         (writes) =>
@@ -328,11 +321,9 @@ const scenarios: Record<string, Scenario> = {
               note: `writes: ${((written.ok * 1000) / written.seconds).toFixed(0)} activities/s, batch p50 ${written.p50} ms, p99 ${written.p99} ms${written.non2xx || written.errors ? `, ${written.non2xx} non-2xx, ${written.errors} errors` : ''}`,
             });
           }),
-        { scrub: !scratch },
-      );
-    } finally {
-      scratch?.remove();
-    }
+        { scrub },
+      ),
+    );
   },
 
   mixed: (ctx) =>
@@ -415,6 +406,19 @@ async function withWrites<T>(
       );
     }
     await access.drop();
+  }
+}
+
+/**
+ * Runs a scenario that writes many records: on SQLite on a copy of the file, removed afterwards;
+ * on PostgreSQL on the benchmark database, whose writes the scenario must delete (`scrub`).
+ */
+async function onScratchCopy<T>(ctx: Context, fn: (on: Context, scrub: boolean) => Promise<T>): Promise<T> {
+  const scratch = dialect === 'sqlite' ? copySqlite(ctx.databaseUrl) : null;
+  try {
+    return await fn({ ...ctx, databaseUrl: scratch?.url ?? ctx.databaseUrl }, !scratch);
+  } finally {
+    scratch?.remove();
   }
 }
 

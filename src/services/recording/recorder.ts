@@ -4,11 +4,12 @@
  *
  * - On a SQLite file, by default (DAYBOOK_WRITE_THREAD), on one thread of their own with its own
  *   connection (write-thread.ts). better-sqlite3 runs each statement on the thread that calls
- *   it, and a write's statements (the insert with its triggers, the search index, the commit)
- *   cost several times a read's: on the server's thread they held up every other request, and
- *   the second core stayed idle. On their own thread the server's thread only checks, hands
+ *   it: on the server's thread a 1,000-item batch held up every other request for its whole
+ *   transaction (reads beside a stream of batches: p99 187–349 ms there, 107–147 ms with the
+ *   thread; docs/performance.md). On their own thread the server's thread only checks, hands
  *   over and answers; SQLite lets one connection write while others read, and a read begun after
- *   the write's answer sees the write. One thread, because SQLite writes one at a time anyway.
+ *   the write's answer sees the write. One thread, because SQLite writes one at a time anyway;
+ *   its writes and the server thread's own take turns (storage/thread-write-lock.ts).
  * - Otherwise (PostgreSQL, whose statements run in the database's own processes; an in-memory
  *   SQLite database, which exists only on its own connection; DAYBOOK_WRITE_THREAD=false) on the
  *   server's thread.
@@ -22,12 +23,12 @@ import { setDayComment } from './day-comments.ts';
 import { createTask, deleteTask, updateTask } from './tasks.ts';
 
 /** The writes, each called as `(storage, …arguments, clock)`. */
-export const operations = { recordActivities, deleteActivity, createTask, updateTask, deleteTask, setDayComment };
+const operations = { recordActivities, deleteActivity, createTask, updateTask, deleteTask, setDayComment };
 
 type Operations = typeof operations;
-export type Operation = keyof Operations;
+type Operation = keyof Operations;
 /** A write's arguments between the storage and the clock. */
-export type ArgumentsOf<K extends Operation> = Operations[K] extends (
+type ArgumentsOf<K extends Operation> = Operations[K] extends (
   storage: Storage,
   ...rest: [...infer A, () => number]
 ) => unknown
