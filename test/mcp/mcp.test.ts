@@ -11,7 +11,17 @@ import { after, before, test } from 'node:test';
 import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { importDataset } from '../../src/dataset/import.ts';
 import { generateSummaries } from '../../src/services/summaries/generate.ts';
-import { call, createTestApp, DEFAULT_NOW, forEachDialect, KEYS, type TestApp } from '../helper.ts';
+import {
+  call,
+  createSharedTestDatabase,
+  createTestApp,
+  DEFAULT_NOW,
+  EXAMPLE,
+  forEachDialect,
+  KEYS,
+  type TestApp,
+  type TestDatabase,
+} from '../helper.ts';
 
 /** Alice's key with every scope, activity:write included (the example dataset has none). */
 const ALICE_WRITE = 'dbk_test_mcp_alice_write_0123456789abcdef';
@@ -50,8 +60,16 @@ forEachDialect('MCP over Streamable HTTP', (dialect) => {
   let dir: string;
   const clients: Client[] = [];
 
+  let database: TestDatabase | undefined;
+
   before(async () => {
-    t = await createTestApp(dialect);
+    // SQLite: on a file, so that the writing tools go through the write thread as the routes do
+    // (services/recording/recorder.ts).
+    if (dialect === 'sqlite') {
+      database = await createSharedTestDatabase(dialect);
+      await importDataset(database.storage, EXAMPLE, { now: () => DEFAULT_NOW });
+    }
+    t = await createTestApp(dialect, database ? { database, dataset: null, config: { writeThread: true } } : {});
     dir = await mkdtemp(join(tmpdir(), 'daybook-mcp-'));
     const keys = join(dir, 'keys.json');
     await writeFile(
@@ -78,6 +96,7 @@ forEachDialect('MCP over Streamable HTTP', (dialect) => {
   after(async () => {
     for (const client of clients) await client.close();
     await t.close();
+    await database?.drop();
     await rm(dir, { recursive: true, force: true });
   });
 
