@@ -13,13 +13,13 @@ import {
   OneHeartbeatResponse,
   StatusBarResponse,
 } from '../schemas/heartbeats.ts';
-import { type HeartbeatContext, recordHeartbeats } from '../services/heartbeats/record.ts';
 import { statusBarToday } from '../services/heartbeats/statusbar.ts';
 
 const PREFIXES = ['/api/v1', '/api/compat/wakatime/v1'];
 
 const heartbeatRoutes: RouteModule = (app, deps) => {
-  const contextOf = (headers: Record<string, string | string[] | undefined>): HeartbeatContext => {
+  // What the request tells of where its heartbeats come from (the recorder adds the clock).
+  const contextOf = (headers: Record<string, string | string[] | undefined>) => {
     const header = (name: string) => {
       const value = headers[name];
       return (Array.isArray(value) ? value[0] : value) ?? null;
@@ -28,7 +28,6 @@ const heartbeatRoutes: RouteModule = (app, deps) => {
       machine: header('x-machine-name'),
       userAgent: header('user-agent'),
       timeoutMinutes: deps.config.heartbeatTimeoutMinutes,
-      clock: deps.now,
     };
   };
   const config = { scope: 'activity:write', authorizationHeader: true } as const;
@@ -48,8 +47,8 @@ const heartbeatRoutes: RouteModule = (app, deps) => {
       async (request, reply) => {
         const body = request.body;
         const list = Array.isArray(body);
-        const results = await recordHeartbeats(
-          deps.storage,
+        const results = await deps.recorder.run(
+          'recordHeartbeats',
           request.auth,
           list ? body : [body],
           contextOf(request.headers),
@@ -74,7 +73,12 @@ const heartbeatRoutes: RouteModule = (app, deps) => {
         },
       },
       async (request, reply) => {
-        const results = await recordHeartbeats(deps.storage, request.auth, request.body, contextOf(request.headers));
+        const results = await deps.recorder.run(
+          'recordHeartbeats',
+          request.auth,
+          request.body,
+          contextOf(request.headers),
+        );
         deps.metrics?.recordsWritten('heartbeat', results.filter((r) => r.status === 201).length);
         return reply.code(201).send({ responses: results.map(({ status, ...entry }) => [entry, status]) });
       },

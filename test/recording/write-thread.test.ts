@@ -101,6 +101,51 @@ describe('recording writes on the write thread [sqlite]', () => {
     assert.equal(task.json.error, 'Task not found');
   });
 
+  test('WakaTime heartbeats are recorded on the thread, and the status bar sees them at once', async () => {
+    const at = (iso: string) => Date.parse(iso) / 1000;
+    const beat = (time: number) => ({
+      entity: '/home/dev/daybook/src/server.ts',
+      type: 'file',
+      category: 'coding',
+      time,
+      project: 'Team project',
+      language: 'TypeScript',
+    });
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/users/current/heartbeats.bulk',
+      headers: { 'x-api-key': ALICE, 'content-type': 'application/json', 'x-machine-name': 'build-box' },
+      payload: JSON.stringify([
+        beat(at('2026-11-22T10:00:00Z')),
+        beat(at('2026-11-22T10:06:00Z')),
+        beat(at('2026-11-22T10:12:00Z')),
+      ]),
+    });
+    assert.equal(sent.statusCode, 201, sent.body);
+    assert.deepEqual(
+      sent.json().responses.map(([, status]: [unknown, number]) => status),
+      [201, 201, 201],
+    );
+    const bar = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/users/current/statusbar/today',
+      headers: { 'x-api-key': ALICE },
+    });
+    assert.equal(bar.statusCode, 200, bar.body);
+    assert.equal(bar.json().data.grand_total.total_seconds, 12 * 60);
+    // One heartbeat that is not an object: refused by itself, as on the server thread.
+    const mixed = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/users/current/heartbeats.bulk',
+      headers: { 'x-api-key': ALICE, 'content-type': 'application/json' },
+      payload: JSON.stringify([beat(at('2026-11-22T10:18:00Z')), 'not a heartbeat']),
+    });
+    assert.deepEqual(
+      mixed.json().responses.map(([, status]: [unknown, number]) => status),
+      [201, 400],
+    );
+  });
+
   test("the app's clock decides what lies in the future, as on the server thread", async () => {
     // Days after the pinned clock (2026-11-22T12:00Z) are in the past of the thread's own clock.
     const pinned = DEFAULT_NOW;

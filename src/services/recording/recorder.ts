@@ -1,6 +1,7 @@
 /**
- * Where the recording routes' writes run (POST /activities, POST and DELETE /tasks, …, and the
- * MCP server's writing tools): the same functions either way, given the same arguments.
+ * Where the recording routes' writes run (POST /activities, POST and DELETE /tasks, …, the
+ * WakaTime-compatible heartbeats and the MCP server's writing tools): the same functions either
+ * way, given the same arguments.
  *
  * - On a SQLite file, by default (DAYBOOK_WRITE_THREAD), on one thread of their own with its own
  *   connection (write-thread.ts). better-sqlite3 runs each statement on the thread that calls
@@ -18,12 +19,32 @@ import type { Config } from '../../config.ts';
 import { WorkerPool } from '../../lib/worker-pool.ts';
 import type { Storage } from '../../storage/database.ts';
 import { SERVER_THREAD, sharedLockMemory, ThreadWriteLock, WRITE_THREAD } from '../../storage/thread-write-lock.ts';
+import { type HeartbeatContext, recordHeartbeats } from '../heartbeats/record.ts';
 import { deleteActivity, recordActivities } from './activities.ts';
 import { setDayComment } from './day-comments.ts';
 import { createTask, deleteTask, updateTask } from './tasks.ts';
 
+/** recordHeartbeats with its clock last, as the other writes take it. */
+function recordHeartbeatsOf(
+  storage: Storage,
+  caller: Parameters<typeof recordHeartbeats>[1],
+  items: readonly unknown[],
+  request: Omit<HeartbeatContext, 'clock'>,
+  clock: () => number,
+) {
+  return recordHeartbeats(storage, caller, items, { ...request, clock });
+}
+
 /** The writes, each called as `(storage, …arguments, clock)`. */
-const operations = { recordActivities, deleteActivity, createTask, updateTask, deleteTask, setDayComment };
+const operations = {
+  recordActivities,
+  deleteActivity,
+  createTask,
+  updateTask,
+  deleteTask,
+  setDayComment,
+  recordHeartbeats: recordHeartbeatsOf,
+};
 
 type Operations = typeof operations;
 type Operation = keyof Operations;
