@@ -12,6 +12,7 @@ import {
   type MigrationProvider,
   Migrator,
   PostgresDialect,
+  SelectQueryNode,
   type PostgresPool,
   SqliteDialect,
   type SqliteDatabase as KyselySqliteDatabase,
@@ -726,7 +727,13 @@ class SharedWritesDriver implements Driver {
         outer: {
           executeQuery<R>(query: CompiledQuery) {
             const lock = statements.writeLock;
-            if (!lock || lock.held || (statements.prepare(query.sql) as SqliteDatabase.Statement).readonly)
+            // A select never writes; anything else is asked of SQLite (a raw statement may write).
+            if (
+              !lock ||
+              lock.held ||
+              SelectQueryNode.is(query.query) ||
+              (statements.prepare(query.sql) as SqliteDatabase.Statement).readonly
+            )
               return connection.executeQuery<R>(query);
             return statements.writing(() => connection.executeQuery<R>(query));
           },
