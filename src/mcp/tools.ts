@@ -18,6 +18,7 @@ import { buildReport } from '../services/reports/report.ts';
 import { EncodedReport } from '../services/reports/activity.ts';
 import { parseReportRequest } from '../services/reports/request.ts';
 import { searchHistory } from '../services/search/search.ts';
+import { readActivities } from '../services/recording/activities.ts';
 import { readMessage, readSummary } from '../services/summaries/message.ts';
 import { listProjectPage, listProjects, type ProjectContext } from '../services/projects/commands.ts';
 
@@ -198,7 +199,8 @@ export const TOOLS: Tool[] = [
     input: RecordActivitiesBody,
     readOnly: false,
     async run(deps, auth, input) {
-      const result = await deps.recorder.run('recordActivities', auth, input);
+      const items = readActivities(input, auth.user.timezone, deps.now());
+      const result = await deps.recorder.run('recordActivities', auth, items);
       return {
         structured: result as unknown as Record<string, unknown>,
         text: `${plural(result.created, 'activity', 'activities')} created, ${result.updated} replaced: ${result.ids.join(', ')}.`,

@@ -1,4 +1,5 @@
 import type { RouteModule } from '../http/types.ts';
+import { readActivities } from '../services/recording/activities.ts';
 import {
   ActivityParams,
   DeleteActivityResponse,
@@ -20,7 +21,9 @@ const activityRoutes: RouteModule = (app, deps) => {
       },
     },
     async (request) => {
-      const recorded = await deps.recorder.run('recordActivities', request.auth, request.body);
+      // Checked here, before the write is queued (readActivities).
+      const items = readActivities(request.body, request.auth.user.timezone, deps.now());
+      const recorded = await deps.recorder.run('recordActivities', request.auth, items);
       deps.metrics?.recordsWritten('activity', recorded.ids.length);
       return { success: true as const, ...recorded };
     },

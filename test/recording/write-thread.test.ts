@@ -253,3 +253,50 @@ test('a write under way when the server closes is finished and answered, not los
     await database.drop();
   }
 });
+
+test("a batch refused for its own items' rules is answered by the server's thread, never queued for the write thread [sqlite]", async () => {
+  const database = await createSharedTestDatabase('sqlite');
+  try {
+    await importDataset(database.storage, files.write('world-refused.json', world), { now: () => DEFAULT_NOW });
+    // The write thread is pointed at a database it cannot open: whatever reaches it fails.
+    const t = await createTestApp('sqlite', {
+      database,
+      dataset: null,
+      config: { writeThread: true, databaseUrl: 'sqlite:/dev/null/daybook.db' },
+    });
+    try {
+      const post = (activities: unknown[]) => call(t.app, 'POST', '/activities', { key: ALICE, body: { activities } });
+      const ok = { start: '2026-11-20T09:00:00Z', headline: 'Fine' };
+      const cases: [unknown[], string][] = [
+        [[ok, { ...ok, headline: '  ' }], 'activities[1].headline must be 1 to 300 characters, not blank'],
+        [
+          [ok, { ...ok, start: '2026-02-30T09:00:00Z' }],
+          'activities[1].start must be an ISO 8601 instant with an offset or Z, or Unix milliseconds',
+        ],
+        [
+          [{ ...ok, start: '2026-11-22T12:30:00Z' }],
+          'activities[0].start must not make the activity end more than 5 minutes in the future',
+        ],
+        [[{ ...ok, id: 'a_twice' }, ok, { ...ok, id: 'a_twice' }], 'activities[2].id repeats activities[0].id'],
+      ];
+      for (const [activities, message] of cases) {
+        const refused = await post(activities);
+        assert.equal(refused.status, 400, refused.body);
+        assert.equal(refused.json.error, message);
+      }
+      // A batch that passes its own rules does go to the thread, which cannot write it.
+      const handed = await post([ok]);
+      assert.ok(handed.status >= 500, `${handed.status} ${handed.body}`);
+      const stored = await database.storage.db
+        .selectFrom('activities')
+        .select('id')
+        .where('headline', '=', 'Fine')
+        .execute();
+      assert.deepEqual(stored, []);
+    } finally {
+      await t.close();
+    }
+  } finally {
+    await database.drop();
+  }
+});

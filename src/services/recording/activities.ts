@@ -17,11 +17,15 @@ import type { RecordActivitiesBody, RecordActivitiesResponse } from '../../schem
 import type { Viewer } from '../projects/access.ts';
 import { checkLoggable, checkNotFuture, checkTitle, quoted, readInstant } from './rules.ts';
 
-/** An activity the caller sends, its start as Unix ms. */
-interface Item {
+/**
+ * An activity as the caller sent it, read and checked against its own rules (readActivities):
+ * its start as Unix ms and its local day in the caller's timezone.
+ */
+export interface ActivityItem {
   id: string;
   given: boolean;
   start: number;
+  localDate: string;
   durationMinutes: number;
   headline: string;
   description: string | null;
@@ -34,8 +38,13 @@ function newActivityId(): string {
   return `a_${randomBytes(12).toString('base64url')}`;
 }
 
-/** Each item's own rules beyond the schema, in request order: 400 naming the item and field. */
-function readItems(body: RecordActivitiesBody, now: number): Item[] {
+/**
+ * Each item's own rules beyond the schema, in request order: a 400 naming the item and field.
+ * They need no database, so the route checks them before the write is queued
+ * (services/recording/recorder.ts): a batch refused for its own content is answered at once and
+ * never waits behind the writes ahead of it, and the write thread is spared the work.
+ */
+export function readActivities(body: RecordActivitiesBody, timezone: string, now: number): ActivityItem[] {
   const seen = new Map<string, number>();
   return body.activities.map((a, i) => {
     const field = (name: string) => `activities[${i}].${name}`;
@@ -52,6 +61,7 @@ function readItems(body: RecordActivitiesBody, now: number): Item[] {
       id: a.id ?? newActivityId(),
       given: a.id !== undefined,
       start,
+      localDate: localDateOf(start, timezone),
       durationMinutes,
       headline: a.headline,
       description: a.description ?? null,
@@ -62,13 +72,13 @@ function readItems(body: RecordActivitiesBody, now: number): Item[] {
   });
 }
 
+/** Writes items read by readActivities for the caller: the rules that need the database, then one write session. */
 export async function recordActivities(
   storage: Storage,
   caller: { user: UserRow; viewer: Viewer },
-  body: RecordActivitiesBody,
+  items: readonly ActivityItem[],
   clock: () => number,
 ): Promise<Payload<RecordActivitiesResponse>> {
-  const items = readItems(body, clock());
   const userId = caller.user.id;
   return writeRecords(storage, { clock, records: items.length }, async (session) => {
     const given = items.filter((item) => item.given).map((item) => item.id);
@@ -128,7 +138,7 @@ export async function recordActivities(
         project_id: item.projectId,
         effective_project_id: projectId,
         category_id: item.category === null ? null : (categoryIds.get(item.category) ?? null),
-        local_date: localDateOf(item.start, caller.user.timezone),
+        local_date: item.localDate,
       });
     });
 
