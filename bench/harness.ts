@@ -133,6 +133,14 @@ export interface LoadResult {
   non2xx: number;
   /** How many answers had each status that is not 2xx, by status. */
   failedStatuses: Record<string, number>;
+  /** Latency in ms by kind, for requests that name theirs (LoadRequest.kind). */
+  byKind: Record<string, { count: number; p50: number; p99: number }>;
+}
+
+/** What a connection remembers of the request it sent last (autocannon's per-client context). */
+interface KindContext {
+  kind?: string;
+  sentAt?: number;
 }
 
 /**
@@ -156,8 +164,26 @@ export async function load(
     headers: { 'content-type': 'application/json', ...r.headers },
     ...(r.body === undefined ? {} : { body: r.body }),
   });
+  // Requests that name their kind are timed by kind, from when autocannon sets each up on its
+  // connection (just before it is written) to its answer.
+  const byKind = new Map<string, number[]>();
   const requests = options.pick
-    ? [{ setupRequest: (req: object) => ({ ...req, ...toRequest(options.pick!()) }) }]
+    ? [
+        {
+          setupRequest: (req: object, context: KindContext) => {
+            const request = options.pick!();
+            context.kind = request.kind;
+            context.sentAt = performance.now();
+            return { ...req, ...toRequest(request) };
+          },
+          onResponse: (_status: number, _body: string, context: KindContext) => {
+            if (context.kind === undefined) return;
+            const times = byKind.get(context.kind) ?? [];
+            if (times.length === 0) byKind.set(context.kind, times);
+            times.push(performance.now() - context.sentAt!);
+          },
+        },
+      ]
     : (options.requests ?? [{ path: '/' }]).map(toRequest);
   const result = await autocannon({
     url,
@@ -176,6 +202,13 @@ export async function load(
     p99: result.latency.p99,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
+    byKind: Object.fromEntries(
+      [...byKind].map(([kind, times]) => {
+        times.sort((a, b) => a - b);
+        const at = (q: number) => Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))]!);
+        return [kind, { count: times.length, p50: at(0.5), p99: at(0.99) }];
+      }),
+    ),
     failedStatuses: Object.fromEntries(
       Object.entries(result.statusCodeStats ?? {})
         .filter(([status]) => !status.startsWith('2'))

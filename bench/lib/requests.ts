@@ -10,6 +10,8 @@ export interface LoadRequest {
   path: string;
   headers?: Record<string, string>;
   body?: string;
+  /** What kind of request it is, for latencies by kind (harness.ts, load). */
+  kind?: string;
 }
 
 export const keyHeader = (key: string) => ({ 'x-api-key': key });
