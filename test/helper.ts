@@ -20,6 +20,7 @@ import { buildApp, loggerOptions } from '../src/http/app.ts';
 import type { Metrics } from '../src/http/metrics.ts';
 import type { App } from '../src/http/types.ts';
 import { MemoryRateLimiter, type RateLimiter } from '../src/http/rate-limit.ts';
+import type { ReadWorkers } from '../src/services/read-workers.ts';
 import { type Dialect, migrate, openStorage, type Storage } from '../src/storage/database.ts';
 
 export const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
@@ -321,6 +322,8 @@ export interface TestAppOptions {
   metrics?: Metrics;
   /** The server's log at this level, each line (JSON text) pushed to `lines`. */
   log?: { level: string; lines: string[] };
+  /** The read workers, instead of those `config.reportWorkers` asks for; closed with the app. */
+  readers?: ReadWorkers;
 }
 
 /** Fastify's logger options writing each log line into `lines`. */
@@ -360,6 +363,7 @@ export async function createTestApp(dialect: Dialect, options: TestAppOptions = 
       rateLimiter,
       now: () => now,
       ...(options.metrics && { metrics: options.metrics }),
+      ...(options.readers && { readers: options.readers }),
     },
     options.log ? { logger: loggerInto(options.log.level, options.log.lines) } : undefined,
   );

@@ -26,6 +26,7 @@ import { registerMetrics } from './metrics.ts';
 import { drainBeforeClosing } from './drain.ts';
 import type { App, AppDeps, RouteDeps, RouteModule } from './types.ts';
 import { createRecorder } from '../services/recording/recorder.ts';
+import { ReadWorkers } from '../services/read-workers.ts';
 import {
   DATABASE_RETRY_AFTER_SECONDS,
   DATABASE_UNAVAILABLE,
@@ -556,7 +557,18 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   const recorder = createRecorder(deps.storage, deps.config, deps.now);
   // After the requests have ended (Fastify closes the server first), so no write is cut short.
   app.addHook('onClose', () => recorder.close());
-  const routeDeps: RouteDeps = { ...deps, recorder };
+  // An in-memory SQLite database exists only on this thread's connection.
+  const readers =
+    deps.readers !== undefined
+      ? deps.readers
+      : deps.config.reportWorkers > 0 && !deps.storage.inMemory
+        ? new ReadWorkers(
+            { databaseUrl: deps.config.databaseUrl, statementTimeoutMs: deps.config.pgStatementTimeoutMs },
+            deps.config.reportWorkers,
+          )
+        : null;
+  if (readers) app.addHook('onClose', () => readers.close());
+  const routeDeps: RouteDeps = { ...deps, recorder, readers };
   for (const file of (await readdir(routesDir)).filter((f) => f.endsWith('.ts')).sort()) {
     const module = (await import(pathToFileURL(join(routesDir, file)).href)) as { default: RouteModule };
     await module.default(app, routeDeps);

@@ -1,7 +1,7 @@
 /**
  * Jobs run on worker threads, each thread with its own database connection: the pool on the
  * server's thread (WorkerPool) and the loop on each worker (serveJobs). Large reports are built
- * on a pool of them (services/reports/workers.ts), SQLite's recording writes on a pool of one
+ * on a pool of them (services/read-workers.ts), SQLite's recording writes on a pool of one
  * (services/recording/recorder.ts).
  *
  * What a job answers crosses as a structured clone (or moved ArrayBuffers). An ApiError comes
@@ -13,25 +13,41 @@ import { parentPort, Worker } from 'node:worker_threads';
 import { ApiError } from '../errors.ts';
 
 type Answer<V> =
+  | { ready: true }
   | { id: number; value: V }
   | { id: number; error: { status: number; message: string; extra: Record<string, unknown> } }
   | { id: number; failure: string; code?: string };
 
-type Message<J> = { id: number; job: J } | { close: true };
+type Message<J> = { id: number; job: J } | { close: true } | { finished: SharedArrayBuffer };
 
 interface Pending<V> {
   resolve(value: V): void;
   reject(err: Error): void;
+  large: boolean;
 }
 
 class PoolThread<V> {
   readonly pending = new Map<number, Pending<V>>();
   readonly thread: Worker;
+  /** Whether the thread has loaded its module and serves jobs (serveJobs said so). */
+  ready = false;
+  /** Settles when it does (or fails if the thread ends first). */
+  readonly started: Promise<void>;
+  private readonly startedNow = Promise.withResolvers<void>();
+  /** How many of the pending jobs are large ones. */
+  large = 0;
+  /** Jobs posted to the thread, and (counted by the thread in shared memory) those it has answered. */
+  private posted = 0;
+  private readonly finished = new Int32Array(new SharedArrayBuffer(4));
   private readonly name: string;
 
   constructor(name: string, entry: URL, setup: unknown, onExit: (thread: PoolThread<V>) => void) {
     this.name = name;
+    this.started = this.startedNow.promise;
+    // Whoever waits for it is told; nobody need.
+    this.started.catch(() => {});
     this.thread = new Worker(entry, { workerData: setup });
+    this.thread.postMessage({ finished: this.finished.buffer as SharedArrayBuffer } satisfies Message<never>);
     this.thread.on('message', (answer: Answer<V>) => this.settle(answer));
     this.thread.on('error', (err) => this.failAll(err));
     this.thread.on('exit', () => {
@@ -41,9 +57,15 @@ class PoolThread<V> {
   }
 
   private settle(answer: Answer<V>): void {
+    if ('ready' in answer) {
+      this.ready = true;
+      this.startedNow.resolve();
+      return;
+    }
     const pending = this.pending.get(answer.id);
     if (!pending) return;
     this.pending.delete(answer.id);
+    if (pending.large) this.large--;
     if ('value' in answer) pending.resolve(answer.value);
     else if ('error' in answer)
       pending.reject(new ApiError(answer.error.status, answer.error.message, answer.error.extra));
@@ -63,6 +85,26 @@ class PoolThread<V> {
   private failAll(err: Error): void {
     for (const pending of this.pending.values()) pending.reject(err);
     this.pending.clear();
+    this.large = 0;
+    this.ready = false;
+    this.startedNow.reject(err);
+  }
+
+  /**
+   * Jobs the thread holds: posted and not yet answered by it. Unlike `pending`, an answer that
+   * waits for the server's thread to take it in does not count.
+   */
+  inHand(): number {
+    return this.posted - Atomics.load(this.finished, 0);
+  }
+
+  post<J>(id: number, job: J, large: boolean): Promise<V> {
+    if (large) this.large++;
+    this.posted++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, large });
+      this.thread.postMessage({ id, job } satisfies Message<J>);
+    });
   }
 }
 
@@ -106,18 +148,43 @@ export class WorkerPool<J, V> {
     while (this.threads.length < this.size) this.threads.push(this.spawn());
   }
 
-  /** What the job answers; rejects with the ApiError it earned, or the worker's failure. */
-  run(job: J): Promise<V> {
+  /** Starts the threads, and resolves once each has loaded its module and serves jobs. */
+  async whenStarted(): Promise<void> {
+    this.start();
+    await Promise.all(this.threads.map((thread) => thread.started));
+  }
+
+  /**
+   * What the job answers; rejects with the ApiError it earned, or the worker's failure. A large
+   * job is one that may hold its thread long (see runIfRoom).
+   */
+  run(job: J, { large = true }: { large?: boolean } = {}): Promise<V> {
     if (this.closing) return Promise.reject(new Error(`${this.name} closed`));
     this.start();
     // The least busy thread; ties go to the first.
     let chosen = this.threads[0]!;
     for (const candidate of this.threads) if (candidate.pending.size < chosen.pending.size) chosen = candidate;
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      chosen.pending.set(id, { resolve, reject });
-      chosen.thread.postMessage({ id, job } satisfies Message<J>);
-    });
+    return chosen.post(this.nextId++, job, large);
+  }
+
+  /**
+   * Runs a small job on a thread that can take it soon, or answers null (the caller then does
+   * the work itself): a thread that has started, holds no large job (a small one would wait
+   * behind it) and fewer than `depth` jobs it has not answered yet. The first call starts the
+   * threads, and is itself answered null.
+   */
+  runIfRoom(job: J, depth: number): Promise<V> | null {
+    if (this.closing) return null;
+    if (this.threads.length < this.size) {
+      this.start();
+      return null;
+    }
+    let chosen: PoolThread<V> | null = null;
+    for (const candidate of this.threads) {
+      if (!candidate.ready || candidate.large > 0 || candidate.inHand() >= depth) continue;
+      if (!chosen || candidate.inHand() < chosen.inHand()) chosen = candidate;
+    }
+    return chosen ? chosen.post(this.nextId++, job, false) : null;
   }
 
   /**
@@ -152,7 +219,13 @@ export interface JobResult<V> {
 export function serveJobs<J, V>(handle: (job: J) => Promise<JobResult<V>>, close: () => Promise<void>): void {
   const port = parentPort!;
   const running = new Set<Promise<void>>();
+  let finished: Int32Array | null = null;
+  port.postMessage({ ready: true } satisfies Answer<V>);
   port.on('message', (message: Message<J>) => {
+    if ('finished' in message) {
+      finished = new Int32Array(message.finished);
+      return;
+    }
     if ('close' in message) {
       void Promise.allSettled(running)
         .then(close)
@@ -161,6 +234,7 @@ export function serveJobs<J, V>(handle: (job: J) => Promise<JobResult<V>>, close
     }
     const done = answer(message.id, message.job, handle).then(({ reply, transfer }) => {
       port.postMessage(reply, transfer);
+      if (finished) Atomics.add(finished, 0, 1);
       running.delete(done);
     });
     running.add(done);

@@ -5,7 +5,7 @@ import { errorResponses } from '../schemas/common.ts';
 import { buildReport } from '../services/reports/report.ts';
 import { EncodedReport } from '../services/reports/activity.ts';
 import { parseReportRequest } from '../services/reports/request.ts';
-import { ReportWorkers, isLargeReport } from '../services/reports/workers.ts';
+import { reportPlace } from '../services/read-workers.ts';
 
 const description = [
   'Rows cover activities whose start lies in [dateRange.from, dateRange.to) (Unix ms). A missing or empty body means',
@@ -30,15 +30,7 @@ const description = [
 ].join(' ');
 
 const reportRoutes: RouteModule = (app, deps) => {
-  // An in-memory SQLite database exists only on this thread's connection.
-  const workers =
-    deps.config.reportWorkers > 0 && !deps.storage.inMemory
-      ? new ReportWorkers(
-          { databaseUrl: deps.config.databaseUrl, statementTimeoutMs: deps.config.pgStatementTimeoutMs },
-          deps.config.reportWorkers,
-        )
-      : null;
-  if (workers) app.addHook('onClose', () => workers.close());
+  const { readers } = deps;
   app.post(
     '/report',
     {
@@ -59,16 +51,21 @@ const reportRoutes: RouteModule = (app, deps) => {
       // Activity rows, and large reports from the workers, come as the finished body in chunks
       // (the type provider knows only the object form of the schema); the headers are those
       // Fastify gives every JSON answer.
-      const sendChunks = (chunks: Buffer[]) =>
-        reply
-          .header('content-type', 'application/json; charset=utf-8')
-          .header(
-            'content-length',
-            chunks.reduce((sum, c) => sum + c.byteLength, 0),
-          )
-          .send(Readable.from(releasing(chunks), { objectMode: false }) as unknown as ReportResponse);
+      const sendChunks = (chunks: Buffer[]) => {
+        reply.header('content-type', 'application/json; charset=utf-8').header(
+          'content-length',
+          chunks.reduce((sum, c) => sum + c.byteLength, 0),
+        );
+        // One chunk (a report from the pool) is sent as it is; more are streamed.
+        const body = chunks.length === 1 ? chunks[0]! : Readable.from(releasing(chunks), { objectMode: false });
+        return reply.send(body as unknown as ReportResponse);
+      };
       const parsed = parseReportRequest(job.body, job.now);
-      if (workers && isLargeReport(parsed)) return sendChunks(await workers.run(job));
+      const place = readers ? reportPlace(parsed) : 'here';
+      if (place !== 'here') {
+        const built = readers!.report(job, place === 'pool');
+        if (built) return sendChunks(await built);
+      }
       const report = await buildReport(deps.storage, job.caller, job.viewer, parsed);
       if (report instanceof EncodedReport) return sendChunks(report.chunks);
       return { success: true as const, ...report };

@@ -15,10 +15,12 @@ const searchRoutes: RouteModule = (app, deps) => {
         response: { 200: SearchResponse, ...errorResponses() },
       },
     },
-    async (request) => ({
-      success: true as const,
-      ...(await searchHistory(deps.storage, request.auth.user.id, request.body, deps.now())),
-    }),
+    async (request) => {
+      const job = { userId: request.auth.user.id, body: request.body, now: deps.now() };
+      // On a read worker when one has room (services/read-workers.ts), else here.
+      const found = deps.readers?.search(job) ?? searchHistory(deps.storage, job.userId, job.body, job.now);
+      return { success: true as const, ...(await found) };
+    },
   );
 };
 

@@ -1,5 +1,5 @@
 /**
- * Large reports built on worker threads (services/reports/workers.ts) answer exactly what the
+ * Large reports built on worker threads (services/read-workers.ts) answer exactly what the
  * server's own thread answers — the same bytes, the same errors — on a database file or
  * PostgreSQL, and a worker that cannot build a report costs that request a 500, not the server.
  */
@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { importDataset } from '../../src/dataset/import.ts';
 import type { ReportBody } from '../../src/schemas/report.ts';
 import { parseReportRequest } from '../../src/services/reports/request.ts';
-import { isLargeReport } from '../../src/services/reports/workers.ts';
+import { ReadWorkers, isLargeReport, reportPlace } from '../../src/services/read-workers.ts';
 import {
   DEFAULT_NOW,
   EXAMPLE,
@@ -26,6 +26,8 @@ import {
 const DAY = 86_400_000;
 const year = { from: DEFAULT_NOW - 365 * DAY, to: DEFAULT_NOW };
 const quarter = { from: DEFAULT_NOW - 90 * DAY, to: DEFAULT_NOW };
+const week = { from: DEFAULT_NOW - 7 * DAY, to: DEFAULT_NOW };
+const month = { from: DEFAULT_NOW - 31 * DAY, to: DEFAULT_NOW };
 
 /** Bodies the pool builds, and the key that asks. */
 const LARGE: [string, object, string][] = [
@@ -51,6 +53,36 @@ const LARGE: [string, object, string][] = [
   ['an unknown project', { dateRange: year, aggregationLevel: 'week', projectIds: ['p_nope'] }, KEYS.aliceAll],
 ];
 
+/** Bodies the pool builds when a thread has room, and the key that asks. */
+const SMALL: [string, object, string][] = [
+  ['the empty body (a week of day rows)', {}, KEYS.aliceAll],
+  ['a week of day rows, desc', { dateRange: week, aggregationLevel: 'day', sort: 'desc' }, KEYS.aliceAll],
+  ['a week of activity rows', { dateRange: week, aggregationLevel: 'activity' }, KEYS.aliceAll],
+  ['a week of minute rows, asc', { dateRange: week, aggregationLevel: 'minute', sort: 'asc' }, KEYS.bob],
+  ['a month of task rows', { dateRange: month, aggregationLevel: 'task' }, KEYS.aliceAll],
+  [
+    'a month of week rows without projects',
+    { dateRange: month, aggregationLevel: 'week', includeProjects: false },
+    KEYS.bob,
+  ],
+  ['an unknown project', { dateRange: week, aggregationLevel: 'day', projectIds: ['p_nope'] }, KEYS.aliceAll],
+  ['teamIds at activity level', { dateRange: week, aggregationLevel: 'activity', teamIds: ['t_eng'] }, KEYS.aliceAll],
+];
+
+/** Searches the pool runs when a thread has room. */
+const SEARCHES: [string, object, string][] = [
+  ['a word', { query: 'limiter' }, KEYS.aliceAll],
+  [
+    'a phrase in tasks, with context',
+    { query: '"rate limiter"', context: 'design', sources: ['tasks'], days: 30 },
+    KEYS.aliceAll,
+  ],
+  ['prefixes in activity, a limit', { query: 'onboard acm', sources: ['activity'], limit: 2, days: 30 }, KEYS.aliceAll],
+  ["another user's words", { query: 'seeds', days: 30 }, KEYS.bob],
+  ['nothing found', { query: 'platypus' }, KEYS.aliceAll],
+  ['a query of white space', { query: ' \u00a0 ' }, KEYS.aliceAll],
+];
+
 test('the pool takes team reports and ranges over a month, never activity rows', () => {
   const now = DEFAULT_NOW;
   const body = (days: number, extra: object = {}) =>
@@ -63,6 +95,28 @@ test('the pool takes team reports and ranges over a month, never activity rows',
   assert.equal(large(body(90, { aggregationLevel: 'activity' })), false);
   assert.equal(large({}), false);
   assert.throws(() => large({ aggregationLevel: 'day' }), /dateRange is required/);
+});
+
+test('small reports go to the pool when it has room; activity rows over a week never', () => {
+  const place = (days: number, level: string, extra: object = {}) =>
+    reportPlace(
+      parseReportRequest(
+        {
+          dateRange: { from: DEFAULT_NOW - days * DAY, to: DEFAULT_NOW },
+          aggregationLevel: level,
+          ...extra,
+        } as ReportBody,
+        DEFAULT_NOW,
+      ),
+    );
+  assert.equal(place(7, 'day'), 'pool-if-room');
+  assert.equal(place(31, 'task'), 'pool-if-room');
+  assert.equal(place(32, 'task'), 'pool');
+  assert.equal(place(1, 'week', { teamIds: ['t_eng'] }), 'pool');
+  assert.equal(place(7, 'activity'), 'pool-if-room');
+  assert.equal(place(8, 'activity'), 'here');
+  assert.equal(place(90, 'minute'), 'here');
+  assert.equal(reportPlace(parseReportRequest({}, DEFAULT_NOW)), 'pool-if-room');
 });
 
 forEachDialect('large reports on worker threads', (dialect) => {
@@ -118,6 +172,80 @@ forEachDialect('large reports on worker threads', (dialect) => {
   });
 });
 
+forEachDialect('small reports and searches on the read workers', (dialect) => {
+  let database: TestDatabase;
+  let pooled: TestApp;
+  let inline: TestApp;
+  before(async () => {
+    database = await createSharedTestDatabase(dialect);
+    await importDataset(database.storage, EXAMPLE, { now: () => DEFAULT_NOW });
+    // Started before the first request: until a thread serves, small jobs are built in place.
+    const readers = new ReadWorkers({ databaseUrl: database.url, statementTimeoutMs: 30_000 }, 1);
+    await readers.whenStarted();
+    pooled = await createTestApp(dialect, { database, dataset: null, readers });
+    inline = await createTestApp(dialect, { database, dataset: null, config: { reportWorkers: 0 } });
+  });
+  after(async () => {
+    await pooled.close();
+    await inline.close();
+    await database.drop();
+  });
+
+  const post = (t: TestApp, url: string, body: object, key: string) =>
+    t.app.inject({ method: 'POST', url, headers: { 'x-api-key': key }, payload: body });
+
+  for (const [url, cases] of [
+    ['/report', SMALL],
+    ['/search', SEARCHES],
+  ] as const) {
+    for (const [name, body, key] of cases) {
+      test(`${url}: the same status, headers and bytes as on the server's thread: ${name}`, async () => {
+        const fromPool = await post(pooled, url, body, key);
+        const fromThread = await post(inline, url, body, key);
+        assert.equal(fromPool.statusCode, fromThread.statusCode, fromPool.body);
+        assert.equal(fromPool.headers['content-type'], fromThread.headers['content-type']);
+        assert.equal(fromPool.headers['content-length'], String(fromThread.rawPayload.length));
+        assert.equal(fromPool.body, fromThread.body);
+      });
+    }
+  }
+
+  test('the cases are not trivial: rows, results, and the messages of both routes', async () => {
+    const rows = JSON.parse((await post(pooled, '/report', SMALL[2]![1], KEYS.aliceAll)).body);
+    assert.ok(rows.rowCount > 10, JSON.stringify(rows).slice(0, 200));
+    const found = JSON.parse((await post(pooled, '/search', SEARCHES[0]![1], KEYS.aliceAll)).body);
+    assert.ok(found.totalMatches > 3, JSON.stringify(found).slice(0, 200));
+    const errors = await Promise.all(
+      [
+        ['/report', SMALL[6]![1]],
+        ['/report', SMALL[7]![1]],
+        ['/search', SEARCHES[5]![1]],
+      ].map(
+        async ([url, body]) =>
+          JSON.parse((await post(pooled, url as string, body as object, KEYS.aliceAll)).body).error,
+      ),
+    );
+    assert.deepEqual(errors, [
+      'Unknown project id: "p_nope"',
+      'teamIds cannot be used with aggregationLevel "activity"',
+      'query must not be empty.',
+    ]);
+  });
+
+  test('many at once are all answered, each with its own bytes, in place once the pool is full', async () => {
+    const bodies = Array.from({ length: 24 }, (_, i) => ({
+      dateRange: { from: week.from + i * 3_600_000, to: week.to },
+      aggregationLevel: i % 2 ? 'day' : 'activity',
+    }));
+    const answers = await Promise.all(bodies.map((b) => post(pooled, '/report', b, KEYS.aliceAll)));
+    for (const [i, a] of answers.entries()) {
+      const expected = await post(inline, '/report', bodies[i]!, KEYS.aliceAll);
+      assert.equal(a.statusCode, 200);
+      assert.ok(a.rawPayload.equals(expected.rawPayload), `report ${i}`);
+    }
+  });
+});
+
 forEachDialect('a report worker that cannot build', (dialect) => {
   let database: TestDatabase;
   let t: TestApp;
@@ -149,12 +277,23 @@ forEachDialect('a report worker that cannot build', (dialect) => {
       [res.statusCode, res.json()],
       [500, { success: false, error: 'Internal Server Error', message: 'Internal Server Error' }],
     );
-    const small = await t.app.inject({
+    // The thread has answered, so it serves: a small report or a search goes to it now, and
+    // fails the same way.
+    for (const [url, payload] of [
+      ['/report', {}],
+      ['/search', { query: 'limiter' }],
+    ] as const) {
+      const failed = await t.app.inject({ method: 'POST', url, headers: { 'x-api-key': KEYS.aliceAll }, payload });
+      assert.equal(failed.statusCode, 500, `${url}: ${failed.body}`);
+    }
+    // Activity rows over a week are built on the server's thread, which goes on serving.
+    const inPlace = await t.app.inject({
       method: 'POST',
       url: '/report',
       headers: { 'x-api-key': KEYS.aliceAll },
-      payload: {},
+      payload: { dateRange: quarter, aggregationLevel: 'activity' },
     });
-    assert.equal(small.statusCode, 200);
+    assert.equal(inPlace.statusCode, 200);
+    assert.ok(inPlace.json().rowCount > 10);
   });
 });

@@ -1,14 +1,15 @@
 /**
- * A report worker thread (workers.ts): builds report response bodies on its own database
- * connection and hands back their bytes without copying them.
+ * A read worker thread (read-workers.ts): builds report response bodies and search results on
+ * its own database connection; a report's bytes are handed back without copying them.
  */
 import { workerData } from 'node:worker_threads';
-import { serveJobs } from '../../lib/worker-pool.ts';
-import { openStorage } from '../../storage/database.ts';
-import { buildReport } from './report.ts';
-import { EncodedReport } from './activity.ts';
-import { parseReportRequest } from './request.ts';
-import type { ReportJob, WorkerSetup } from './workers.ts';
+import { type JobResult, serveJobs } from '../lib/worker-pool.ts';
+import { openStorage } from '../storage/database.ts';
+import { buildReport } from './reports/report.ts';
+import { EncodedReport } from './reports/activity.ts';
+import { parseReportRequest } from './reports/request.ts';
+import { searchHistory } from './search/search.ts';
+import type { ReadAnswer, ReportJob, SearchJob, WorkerSetup } from './read-workers.ts';
 
 const setup = workerData as WorkerSetup;
 const storage = openStorage(setup.databaseUrl);
@@ -24,9 +25,10 @@ function movable(buffers: Buffer[]): ArrayBuffer[] {
   );
 }
 
-/** The same bytes the route's serializer writes for the inline report (routes/report.ts). */
 serveJobs(
-  async (job: ReportJob) => {
+  async (job: ReportJob | SearchJob): Promise<JobResult<ReadAnswer>> => {
+    if (job.kind === 'search') return { value: await searchHistory(storage, job.userId, job.body, job.now) };
+    // The same bytes the route's serializer writes for the inline report (routes/report.ts).
     const report = await buildReport(storage, job.caller, job.viewer, parseReportRequest(job.body, job.now));
     const body =
       report instanceof EncodedReport ? report.chunks : [Buffer.from(JSON.stringify({ success: true, ...report }))];
