@@ -567,7 +567,15 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
             deps.config.reportWorkers,
           )
         : null;
-  if (readers) app.addHook('onClose', () => readers.close());
+  if (readers) {
+    // Started before the app serves: loading their modules takes the cores for a few hundred
+    // ms, which the first requests should not wait behind. A thread that cannot start leaves
+    // small reports and searches in place and fails large reports (500), as a broken one would.
+    app.addHook('onReady', async () => {
+      await readers.whenStarted().catch((err: Error) => app.log.warn({ err }, 'read workers did not start'));
+    });
+    app.addHook('onClose', () => readers.close());
+  }
   const routeDeps: RouteDeps = { ...deps, recorder, readers };
   for (const file of (await readdir(routesDir)).filter((f) => f.endsWith('.ts')).sort()) {
     const module = (await import(pathToFileURL(join(routesDir, file)).href)) as { default: RouteModule };

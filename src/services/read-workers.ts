@@ -77,7 +77,7 @@ export function reportPlace(request: ReportRequest): 'pool' | 'pool-if-room' | '
 export class ReadWorkers {
   private readonly pool: WorkerPool<ReadJob, ReadAnswer>;
 
-  /** Threads start with the first report or search, so a server that serves none pays nothing. */
+  /** Threads start with `whenStarted` (the app does so before it serves) or the first report or search. */
   constructor(setup: WorkerSetup, size: number) {
     this.pool = new WorkerPool('read worker', new URL('./read-worker.ts', import.meta.url), setup, size);
   }
