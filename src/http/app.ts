@@ -565,6 +565,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         ? new ReadWorkers(
             { databaseUrl: deps.config.databaseUrl, statementTimeoutMs: deps.config.pgStatementTimeoutMs },
             deps.config.reportWorkers,
+            { small: deps.storage.dialect === 'sqlite' },
           )
         : null;
   if (readers) {

@@ -6,12 +6,15 @@
  * - Large reports always go to the pool (isLargeReport): a 90-day report of a 25-person team is
  *   tens of milliseconds of JavaScript; on the server's one thread two such requests took turns
  *   and every small request waited behind them.
- * - Small reports (day, week and task rows of a month or less, activity rows of a week or less)
- *   and searches go to the pool when a thread can take them at once (WorkerPool.runIfRoom), and
- *   are built in place otherwise. On SQLite, better-sqlite3 runs a statement on the thread that
- *   calls it: built in place, their statements were about half of the server thread's time under
- *   the mixed load, and the other core sat partly idle (docs/performance.md, "Reads on the pool").
- *   A thread holding a large report takes no small job, which would wait behind it.
+ * - On SQLite, small reports (day, week and task rows of a month or less, activity rows of a
+ *   week or less) and searches go to the pool when a thread can take them at once
+ *   (WorkerPool.runIfRoom), and are built in place otherwise. better-sqlite3 runs a statement on
+ *   the thread that calls it: built in place, their statements were about half of the server
+ *   thread's time under the mixed load while the other core sat partly idle (docs/performance.md,
+ *   "Reads on the pool"). A thread holding a large report takes no small job, which would wait
+ *   behind it. On PostgreSQL the statements run in the database's processes, and the pool's own
+ *   connections only added to the queries the database's cores take turns on (the mixed load's
+ *   p99 120–133 ms became 158–192 ms), so small reads stay in place there.
  * - Longer activity rows stay in place: they are written into the response as they are read,
  *   one row at a time, and cost the heap little; on a worker their buffers and a second heap only
  *   added memory.
@@ -76,10 +79,15 @@ export function reportPlace(request: ReportRequest): 'pool' | 'pool-if-room' | '
 /** The pool's threads (read-worker.ts). */
 export class ReadWorkers {
   private readonly pool: WorkerPool<ReadJob, ReadAnswer>;
+  private readonly small: boolean;
 
-  /** Threads start with `whenStarted` (the app does so before it serves) or the first report or search. */
-  constructor(setup: WorkerSetup, size: number) {
+  /**
+   * Threads start with `whenStarted` (the app does so before it serves) or the first report or
+   * search. `small`: whether small reports and searches may go to them (SQLite; see above).
+   */
+  constructor(setup: WorkerSetup, size: number, { small }: { small: boolean }) {
     this.pool = new WorkerPool('read worker', new URL('./read-worker.ts', import.meta.url), setup, size);
+    this.small = small;
   }
 
   /**
@@ -88,12 +96,14 @@ export class ReadWorkers {
    */
   report(job: Omit<ReportJob, 'kind'>, large: boolean): Promise<Buffer[]> | null {
     const full: ReportJob = { kind: 'report', ...job };
+    if (!large && !this.small) return null;
     const answer = large ? this.pool.run(full) : this.pool.runIfRoom(full, SMALL_JOBS_PER_THREAD);
     return answer?.then((chunks) => (chunks as ArrayBuffer[]).map((chunk) => Buffer.from(chunk))) ?? null;
   }
 
   /** The search's payload, or null when no thread has room for it now. */
   search(job: Omit<SearchJob, 'kind'>): Promise<Payload<SearchResponse>> | null {
+    if (!this.small) return null;
     return this.pool.runIfRoom({ kind: 'search', ...job }, SMALL_JOBS_PER_THREAD) as Promise<
       Payload<SearchResponse>
     > | null;

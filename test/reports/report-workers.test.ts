@@ -180,7 +180,9 @@ forEachDialect('small reports and searches on the read workers', (dialect) => {
     database = await createSharedTestDatabase(dialect);
     await importDataset(database.storage, EXAMPLE, { now: () => DEFAULT_NOW });
     // Started before the first request: until a thread serves, small jobs are built in place.
-    const readers = new ReadWorkers({ databaseUrl: database.url, statementTimeoutMs: 30_000 }, 1);
+    // Small reads go to the pool on SQLite only (services/read-workers.ts); the threads build
+    // them alike on both databases.
+    const readers = new ReadWorkers({ databaseUrl: database.url, statementTimeoutMs: 30_000 }, 1, { small: true });
     await readers.whenStarted();
     pooled = await createTestApp(dialect, { database, dataset: null, readers });
     inline = await createTestApp(dialect, { database, dataset: null, config: { reportWorkers: 0 } });
@@ -277,14 +279,14 @@ forEachDialect('a report worker that cannot build', (dialect) => {
       [res.statusCode, res.json()],
       [500, { success: false, error: 'Internal Server Error', message: 'Internal Server Error' }],
     );
-    // The thread has answered, so it serves: a small report or a search goes to it now, and
-    // fails the same way.
+    // The thread serves: on SQLite a small report or a search goes to it now, and fails the
+    // same way; on PostgreSQL they are built on the server's thread.
     for (const [url, payload] of [
       ['/report', {}],
       ['/search', { query: 'limiter' }],
     ] as const) {
-      const failed = await t.app.inject({ method: 'POST', url, headers: { 'x-api-key': KEYS.aliceAll }, payload });
-      assert.equal(failed.statusCode, 500, `${url}: ${failed.body}`);
+      const answer = await t.app.inject({ method: 'POST', url, headers: { 'x-api-key': KEYS.aliceAll }, payload });
+      assert.equal(answer.statusCode, dialect === 'sqlite' ? 500 : 200, `${url}: ${answer.body}`);
     }
     // Activity rows over a week are built on the server's thread, which goes on serving.
     const inPlace = await t.app.inject({
