@@ -121,6 +121,8 @@ export class WorkerPool<J, V> {
   private readonly size: number;
   private nextId = 1;
   private closing = false;
+  /** Whether the threads were ever started. */
+  private started = false;
 
   private readonly onExit: (() => void) | undefined;
 
@@ -145,6 +147,7 @@ export class WorkerPool<J, V> {
 
   /** Starts the threads now rather than with the first job (which would wait for them to load). */
   start(): void {
+    this.started = true;
     while (this.threads.length < this.size) this.threads.push(this.spawn());
   }
 
@@ -170,12 +173,14 @@ export class WorkerPool<J, V> {
   /**
    * Runs a small job on a thread that can take it soon, or answers null (the caller then does
    * the work itself): a thread that has started, holds no large job (a small one would wait
-   * behind it) and fewer than `depth` jobs it has not answered yet. The first call starts the
-   * threads, and is itself answered null.
+   * behind it) and fewer than `depth` jobs it has not answered yet. A call before any thread was
+   * started starts them, and is itself answered null; a thread that ended is replaced by the
+   * next `run` only, so small jobs, which can be done in place, never start threads again and
+   * again when they cannot start.
    */
   runIfRoom(job: J, depth: number): Promise<V> | null {
     if (this.closing) return null;
-    if (this.threads.length < this.size) {
+    if (!this.started) {
       this.start();
       return null;
     }
