@@ -119,14 +119,17 @@ test('small reports go to the pool when it has room; activity rows over a week n
   assert.equal(reportPlace(parseReportRequest({}, DEFAULT_NOW)), 'pool-if-room');
 });
 
-forEachDialect('large reports on worker threads', (dialect) => {
+forEachDialect('reports and searches on the read workers', (dialect) => {
   let database: TestDatabase;
   let pooled: TestApp;
   let inline: TestApp;
   before(async () => {
     database = await createSharedTestDatabase(dialect);
     await importDataset(database.storage, EXAMPLE, { now: () => DEFAULT_NOW });
-    pooled = await createTestApp(dialect, { database, dataset: null, config: { reportWorkers: 2 } });
+    // Small reads go to the pool on SQLite only (services/read-workers.ts); the threads build
+    // them alike on both databases. The app starts the threads before it serves.
+    const readers = new ReadWorkers({ databaseUrl: database.url, statementTimeoutMs: 30_000 }, 2, { small: true });
+    pooled = await createTestApp(dialect, { database, dataset: null, readers });
     inline = await createTestApp(dialect, { database, dataset: null, config: { reportWorkers: 0 } });
   });
   after(async () => {
@@ -137,6 +140,8 @@ forEachDialect('large reports on worker threads', (dialect) => {
 
   const post = (t: TestApp, body: object, key: string) =>
     t.app.inject({ method: 'POST', url: '/report', headers: { 'x-api-key': key }, payload: body });
+  const send = (t: TestApp, url: string, body: object, key: string) =>
+    t.app.inject({ method: 'POST', url, headers: { 'x-api-key': key }, payload: body });
 
   for (const [name, body, key] of LARGE) {
     test(`the same status, headers and bytes as on the server's thread: ${name}`, async () => {
@@ -170,31 +175,6 @@ forEachDialect('large reports on worker threads', (dialect) => {
     const expected = await Promise.all(bodies.map((b) => post(inline, b, KEYS.aliceAll)));
     for (const [i, a] of answers.entries()) assert.ok(a.rawPayload.equals(expected[i]!.rawPayload), `report ${i}`);
   });
-});
-
-forEachDialect('small reports and searches on the read workers', (dialect) => {
-  let database: TestDatabase;
-  let pooled: TestApp;
-  let inline: TestApp;
-  before(async () => {
-    database = await createSharedTestDatabase(dialect);
-    await importDataset(database.storage, EXAMPLE, { now: () => DEFAULT_NOW });
-    // Started before the first request: until a thread serves, small jobs are built in place.
-    // Small reads go to the pool on SQLite only (services/read-workers.ts); the threads build
-    // them alike on both databases.
-    const readers = new ReadWorkers({ databaseUrl: database.url, statementTimeoutMs: 30_000 }, 1, { small: true });
-    await readers.whenStarted();
-    pooled = await createTestApp(dialect, { database, dataset: null, readers });
-    inline = await createTestApp(dialect, { database, dataset: null, config: { reportWorkers: 0 } });
-  });
-  after(async () => {
-    await pooled.close();
-    await inline.close();
-    await database.drop();
-  });
-
-  const post = (t: TestApp, url: string, body: object, key: string) =>
-    t.app.inject({ method: 'POST', url, headers: { 'x-api-key': key }, payload: body });
 
   for (const [url, cases] of [
     ['/report', SMALL],
@@ -202,8 +182,8 @@ forEachDialect('small reports and searches on the read workers', (dialect) => {
   ] as const) {
     for (const [name, body, key] of cases) {
       test(`${url}: the same status, headers and bytes as on the server's thread: ${name}`, async () => {
-        const fromPool = await post(pooled, url, body, key);
-        const fromThread = await post(inline, url, body, key);
+        const fromPool = await send(pooled, url, body, key);
+        const fromThread = await send(inline, url, body, key);
         assert.equal(fromPool.statusCode, fromThread.statusCode, fromPool.body);
         assert.equal(fromPool.headers['content-type'], fromThread.headers['content-type']);
         assert.equal(fromPool.headers['content-length'], String(fromThread.rawPayload.length));
@@ -213,9 +193,9 @@ forEachDialect('small reports and searches on the read workers', (dialect) => {
   }
 
   test('the cases are not trivial: rows, results, and the messages of both routes', async () => {
-    const rows = JSON.parse((await post(pooled, '/report', SMALL[2]![1], KEYS.aliceAll)).body);
+    const rows = JSON.parse((await send(pooled, '/report', SMALL[2]![1], KEYS.aliceAll)).body);
     assert.ok(rows.rowCount > 10, JSON.stringify(rows).slice(0, 200));
-    const found = JSON.parse((await post(pooled, '/search', SEARCHES[0]![1], KEYS.aliceAll)).body);
+    const found = JSON.parse((await send(pooled, '/search', SEARCHES[0]![1], KEYS.aliceAll)).body);
     assert.ok(found.totalMatches > 3, JSON.stringify(found).slice(0, 200));
     const errors = await Promise.all(
       [
@@ -224,7 +204,7 @@ forEachDialect('small reports and searches on the read workers', (dialect) => {
         ['/search', SEARCHES[5]![1]],
       ].map(
         async ([url, body]) =>
-          JSON.parse((await post(pooled, url as string, body as object, KEYS.aliceAll)).body).error,
+          JSON.parse((await send(pooled, url as string, body as object, KEYS.aliceAll)).body).error,
       ),
     );
     assert.deepEqual(errors, [
@@ -239,9 +219,9 @@ forEachDialect('small reports and searches on the read workers', (dialect) => {
       dateRange: { from: week.from + i * 3_600_000, to: week.to },
       aggregationLevel: i % 2 ? 'day' : 'activity',
     }));
-    const answers = await Promise.all(bodies.map((b) => post(pooled, '/report', b, KEYS.aliceAll)));
+    const answers = await Promise.all(bodies.map((b) => send(pooled, '/report', b, KEYS.aliceAll)));
     for (const [i, a] of answers.entries()) {
-      const expected = await post(inline, '/report', bodies[i]!, KEYS.aliceAll);
+      const expected = await send(inline, '/report', bodies[i]!, KEYS.aliceAll);
       assert.equal(a.statusCode, 200);
       assert.ok(a.rawPayload.equals(expected.rawPayload), `report ${i}`);
     }
