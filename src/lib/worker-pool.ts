@@ -121,8 +121,8 @@ export class WorkerPool<J, V> {
   private readonly size: number;
   private nextId = 1;
   private closing = false;
-  /** Whether the threads were ever started. */
-  private started = false;
+  /** Whether the threads were ever started (runIfRoom starts them only then). */
+  private everStarted = false;
 
   private readonly onExit: (() => void) | undefined;
 
@@ -147,7 +147,7 @@ export class WorkerPool<J, V> {
 
   /** Starts the threads now rather than with the first job (which would wait for them to load). */
   start(): void {
-    this.started = true;
+    this.everStarted = true;
     while (this.threads.length < this.size) this.threads.push(this.spawn());
   }
 
@@ -158,16 +158,16 @@ export class WorkerPool<J, V> {
   }
 
   /**
-   * What the job answers; rejects with the ApiError it earned, or the worker's failure. A large
-   * job is one that may hold its thread long (see runIfRoom).
+   * What the job answers; rejects with the ApiError it earned, or the worker's failure. It counts
+   * as a large job, one that may hold its thread long (see runIfRoom).
    */
-  run(job: J, { large = true }: { large?: boolean } = {}): Promise<V> {
+  run(job: J): Promise<V> {
     if (this.closing) return Promise.reject(new Error(`${this.name} closed`));
     this.start();
     // The least busy thread; ties go to the first.
     let chosen = this.threads[0]!;
     for (const candidate of this.threads) if (candidate.pending.size < chosen.pending.size) chosen = candidate;
-    return chosen.post(this.nextId++, job, large);
+    return chosen.post(this.nextId++, job, true);
   }
 
   /**
@@ -180,14 +180,19 @@ export class WorkerPool<J, V> {
    */
   runIfRoom(job: J, depth: number): Promise<V> | null {
     if (this.closing) return null;
-    if (!this.started) {
+    if (!this.everStarted) {
       this.start();
       return null;
     }
     let chosen: PoolThread<V> | null = null;
+    let fewest = depth;
     for (const candidate of this.threads) {
-      if (!candidate.ready || candidate.large > 0 || candidate.inHand() >= depth) continue;
-      if (!chosen || candidate.inHand() < chosen.inHand()) chosen = candidate;
+      if (!candidate.ready || candidate.large > 0) continue;
+      const held = candidate.inHand();
+      if (held < fewest) {
+        chosen = candidate;
+        fewest = held;
+      }
     }
     return chosen ? chosen.post(this.nextId++, job, false) : null;
   }

@@ -5,7 +5,6 @@ import { errorResponses } from '../schemas/common.ts';
 import { buildReport } from '../services/reports/report.ts';
 import { EncodedReport } from '../services/reports/activity.ts';
 import { parseReportRequest } from '../services/reports/request.ts';
-import { reportPlace } from '../services/read-workers.ts';
 
 const description = [
   'Rows cover activities whose start lies in [dateRange.from, dateRange.to) (Unix ms). A missing or empty body means',
@@ -30,7 +29,6 @@ const description = [
 ].join(' ');
 
 const reportRoutes: RouteModule = (app, deps) => {
-  const { readers } = deps;
   app.post(
     '/report',
     {
@@ -61,11 +59,9 @@ const reportRoutes: RouteModule = (app, deps) => {
         return reply.send(body as unknown as ReportResponse);
       };
       const parsed = parseReportRequest(job.body, job.now);
-      const place = readers ? reportPlace(parsed) : 'here';
-      if (place !== 'here') {
-        const built = readers!.report(job, place === 'pool');
-        if (built) return sendChunks(await built);
-      }
+      // On a read worker where services/read-workers.ts places it, else here.
+      const built = deps.readers?.report(job, parsed);
+      if (built) return sendChunks(await built);
       const report = await buildReport(deps.storage, job.caller, job.viewer, parsed);
       if (report instanceof EncodedReport) return sendChunks(report.chunks);
       return { success: true as const, ...report };

@@ -58,8 +58,8 @@ export interface WorkerSetup {
 }
 
 /**
- * Small jobs a thread may hold at once. A job counts until the server's thread has taken in its
- * answer, which on a busy server is a while after the worker finished it (docs/performance.md).
+ * Small jobs a thread may hold at once, counted until the thread has answered them (not until
+ * the busy server's thread has taken the answer in: docs/performance.md, "Reads on the pool").
  */
 const SMALL_JOBS_PER_THREAD = 4;
 
@@ -91,13 +91,15 @@ export class ReadWorkers {
   }
 
   /**
-   * The response body of the report, in chunks; rejects with the ApiError a request earns. A
-   * small one (`large` false) answers null when no thread has room for it now.
+   * The response body of the report `request` (the job's body, checked), in chunks, built on the
+   * pool; rejects with the ApiError a request earns. Null when it is to be built in place
+   * (reportPlace, and small ones whenever no thread has room now).
    */
-  report(job: Omit<ReportJob, 'kind'>, large: boolean): Promise<Buffer[]> | null {
+  report(job: Omit<ReportJob, 'kind'>, request: ReportRequest): Promise<Buffer[]> | null {
+    const place = reportPlace(request);
+    if (place === 'here' || (place === 'pool-if-room' && !this.small)) return null;
     const full: ReportJob = { kind: 'report', ...job };
-    if (!large && !this.small) return null;
-    const answer = large ? this.pool.run(full) : this.pool.runIfRoom(full, SMALL_JOBS_PER_THREAD);
+    const answer = place === 'pool' ? this.pool.run(full) : this.pool.runIfRoom(full, SMALL_JOBS_PER_THREAD);
     return answer?.then((chunks) => (chunks as ArrayBuffer[]).map((chunk) => Buffer.from(chunk))) ?? null;
   }
 
