@@ -274,12 +274,14 @@ const scenarios: Record<string, Scenario> = {
             });
             if (!answer.ok)
               throw new Error(`write: probe answered ${answer.status}: ${(await answer.text()).slice(0, 300)}`);
+            const cpuBefore = cpuMs(server.pid);
             const result = await load(server.url, { connections: 10, seconds: SECONDS, pick: batch });
+            const cpu = (cpuMs(server.pid) - cpuBefore) / Math.max(1, result.requests);
             const perSecond = (result.ok * 1000) / result.seconds;
             const row = loadRow('write', result, server, {
               ratio: perSecond / floor,
               target: `≥ ${floor / 1000}k activities/s, p99 ≤ 250 ms`,
-              note: `${Math.round(result.rps * 10) / 10} batches/s of 1000; p99 ${result.p99 <= 250 ? '≤' : '>'} 250 ms`,
+              note: `${Math.round(result.rps * 10) / 10} batches/s of 1000; p99 ${result.p99 <= 250 ? '≤' : '>'} 250 ms; server CPU ${cpu.toFixed(1)} ms per batch (all threads)`,
             });
             return { row: { ...row, requests: result.ok * 1000, rps: perSecond }, ok: result.ok };
           });
@@ -343,7 +345,9 @@ const scenarios: Record<string, Scenario> = {
           n += 1;
           return { ...next(n), kind: kindOf(n) };
         };
+        const cpuBefore = cpuMs(server.pid);
         const result = await load(server.url, { connections: 50, seconds: SECONDS, pick });
+        const cpu = (cpuMs(server.pid) - cpuBefore) / Math.max(1, result.requests);
         const stored = await countWritten(ctx.databaseUrl, writes.prefix);
         const kinds = MIXED_KINDS.flatMap((kind) => {
           const k = result.byKind[kind];
@@ -352,7 +356,7 @@ const scenarios: Record<string, Scenario> = {
         return loadRow('mixed', result, server, {
           ratio: result.rps / 3000,
           target: '≥ 3000 req/s, p99 ≤ 50 ms',
-          note: `10 % writes: ${stored.activities} activities and ${stored.tasks} tasks stored; p50/p99 ms by kind: ${kinds.join(', ')}`,
+          note: `server CPU ${cpu.toFixed(2)} ms per request (all threads); 10 % writes: ${stored.activities} activities and ${stored.tasks} tasks stored; p50/p99 ms by kind: ${kinds.join(', ')}`,
         });
       }),
     ),
