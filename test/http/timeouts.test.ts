@@ -60,6 +60,11 @@ describe('timeouts and the connection cap', () => {
   });
 
   test('a normal client is served while 1,000 slow ones trickle their headers', async () => {
+    // The test's first fetch() loads the HTTP client itself and the server checks the key for the
+    // first time: on a loaded machine that alone took a second, which is not what is timed here.
+    const warm = await fetch(`http://127.0.0.1:${port}/user`, { headers: { 'x-api-key': KEYS.aliceAll } });
+    assert.equal(warm.status, 200);
+    await warm.text();
     const slow = Array.from({ length: 1000 }, () => held('GET /user HTTP/1.1\r\n'));
     // Measured once they are all connected: what is timed is being served beside them.
     await Promise.all(slow.map(({ socket }) => new Promise((resolve) => socket.once('connect', resolve))));
