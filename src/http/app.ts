@@ -555,6 +555,13 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   await registerOpenApi(app, deps.now);
 
   const recorder = createRecorder(deps.storage, deps.config, deps.now);
+  // Its thread is started before the app serves, as the read workers' below: loading its
+  // modules takes a second on a loaded machine, which the first write would otherwise wait for
+  // on top of its own work. A thread that cannot start is logged; a write then starts another,
+  // and fails (500) if that one cannot start either.
+  app.addHook('onReady', async () => {
+    await recorder.whenStarted().catch((err: Error) => app.log.warn({ err }, 'write thread did not start'));
+  });
   // After the requests have ended (Fastify closes the server first), so no write is cut short.
   app.addHook('onClose', () => recorder.close());
   // An in-memory SQLite database exists only on this thread's connection.

@@ -75,6 +75,8 @@ export interface WriteThreadSetup {
 export interface Recorder {
   /** Runs the write, with the caller's arguments (the storage and the clock are the recorder's). */
   run<K extends Operation>(operation: K, ...args: ArgumentsOf<K>): Promise<ResultOf<K>>;
+  /** Resolves once the writes' thread (if any) serves jobs; rejects if it cannot start. */
+  whenStarted(): Promise<void>;
   /** Waits for the writes under way, then lets their thread go. */
   close(): Promise<void>;
   /** Whether the writes run on a thread of their own. */
@@ -97,6 +99,7 @@ export function createRecorder(storage: Storage, config: Config, now: () => numb
     return {
       threaded: false,
       run: (operation, ...args) => call(operation, storage, args, now),
+      whenStarted: async () => {},
       close: async () => {},
     };
   }
@@ -117,7 +120,8 @@ export function createRecorder(storage: Storage, config: Config, now: () => numb
     // A thread that ended (a crash, or stopped at close) holds the lock no longer.
     () => lock.forsake(WRITE_THREAD),
   );
-  // Loaded now: the first write would otherwise wait for the thread to load its modules.
+  // Loaded now (and waited for before the app serves, src/http/app.ts): the first write would
+  // otherwise wait for the thread to load its modules.
   thread.start();
   async function run<K extends Operation>(operation: K, ...args: ArgumentsOf<K>): Promise<ResultOf<K>> {
     const clockOffset = now() - Date.now();
@@ -126,6 +130,7 @@ export function createRecorder(storage: Storage, config: Config, now: () => numb
   return {
     threaded: true,
     run,
+    whenStarted: () => thread.whenStarted(),
     close: async () => {
       await thread.close();
       storage.sqlite?.shareWrites(null);
