@@ -555,13 +555,6 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   await registerOpenApi(app, deps.now);
 
   const recorder = createRecorder(deps.storage, deps.config, deps.now);
-  // Its thread is started before the app serves, as the read workers' below: loading its
-  // modules takes a second on a loaded machine, which the first write would otherwise wait for
-  // on top of its own work. A thread that cannot start is logged; a write then starts another,
-  // and fails (500) if that one cannot start either.
-  app.addHook('onReady', async () => {
-    await recorder.whenStarted().catch((err: Error) => app.log.warn({ err }, 'write thread did not start'));
-  });
   // After the requests have ended (Fastify closes the server first), so no write is cut short.
   app.addHook('onClose', () => recorder.close());
   // An in-memory SQLite database exists only on this thread's connection.
@@ -575,15 +568,18 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
             { small: deps.storage.dialect === 'sqlite' },
           )
         : null;
-  if (readers) {
-    // Started before the app serves: loading their modules takes the cores for a few hundred
-    // ms, which the first requests should not wait behind. A thread that cannot start leaves
-    // small reports and searches in place and fails large reports (500), as a broken one would.
-    app.addHook('onReady', async () => {
-      await readers.whenStarted().catch((err: Error) => app.log.warn({ err }, 'read workers did not start'));
-    });
-    app.addHook('onClose', () => readers.close());
-  }
+  // The write thread and the read workers are started before the app serves, side by side:
+  // loading their modules takes the cores for a few hundred ms (a second or two on a loaded
+  // machine), which the first requests should not wait behind. A thread that cannot start is
+  // logged: a write then starts another and fails (500) if that one cannot start either; small
+  // reports and searches stay in place and large reports fail (500), as with a broken thread.
+  app.addHook('onReady', async () => {
+    await Promise.all([
+      recorder.whenStarted().catch((err: Error) => app.log.warn({ err }, 'write thread did not start')),
+      readers?.whenStarted().catch((err: Error) => app.log.warn({ err }, 'read workers did not start')),
+    ]);
+  });
+  if (readers) app.addHook('onClose', () => readers.close());
   const routeDeps: RouteDeps = { ...deps, recorder, readers };
   for (const file of (await readdir(routesDir)).filter((f) => f.endsWith('.ts')).sort()) {
     const module = (await import(pathToFileURL(join(routesDir, file)).href)) as { default: RouteModule };
