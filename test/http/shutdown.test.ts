@@ -21,6 +21,20 @@ const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BODY = '{"name":"slowly sent"}';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The port a spawned `daybook serve` says it listens on, once it says so (0 if it has not within
+ * a minute). Starting takes about 5 s on an idle machine here and three times that while the
+ * other test shards load it: the wait is not what these tests measure.
+ */
+async function listeningPort(output: () => string): Promise<number> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const port = Number(/Daybook listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())?.[1] ?? 0);
+    if (port || Date.now() > deadline) return port;
+    await sleep(50);
+  }
+}
+
 let dir: string;
 let databaseUrl: string;
 
@@ -161,11 +175,7 @@ test('SIGTERM to `daybook serve` finishes the request in flight and exits 0', as
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
-    let port = 0;
-    for (let i = 0; i < 300 && !port; i++) {
-      port = Number(/Daybook listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout)?.[1] ?? 0);
-      if (!port) await sleep(50);
-    }
+    const port = await listeningPort(() => stdout);
     assert.ok(port > 0, `server did not start:\n${stdout}\n${stderr}`);
 
     const request = await startSlowRequest(port);
@@ -207,11 +217,7 @@ test('SIGTERM or SIGINT to `npm start` stops the server (no orphan holds the por
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
-      let port = 0;
-      for (let i = 0; i < 300 && !port; i++) {
-        port = Number(/Daybook listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1] ?? 0);
-        if (!port) await sleep(50);
-      }
+      const port = await listeningPort(() => output);
       assert.ok(port > 0, `server did not start:\n${output}`);
       const pid = Number(/"pid":(\d+)/.exec(output)?.[1]);
       const { readFileSync } = await import('node:fs');

@@ -47,7 +47,8 @@ export async function serve(
   const child = daybook(['serve'], databaseUrl, { ...env, PORT: String(port), HOST: '127.0.0.1' });
   spawned?.(child);
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
+  // A minute: starting takes about 5 s on an idle machine here, and more while other tests load it.
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`the server exited with ${child.exitCode ?? child.signalCode}`);
     }
