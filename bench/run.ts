@@ -40,6 +40,13 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** Runs a load against the process `pid`, with that process's CPU ms (every thread) per request sent. */
+async function loadWithCpu(pid: number, run: () => Promise<LoadResult>): Promise<[LoadResult, number]> {
+  const before = cpuMs(pid);
+  const result = await run();
+  return [result, (cpuMs(pid) - before) / Math.max(1, result.requests)];
+}
+
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const DAYS = Number(process.env.BENCH_DAYS ?? 365);
 const SEED = Number(process.env.BENCH_SEED ?? 1);
@@ -162,12 +169,10 @@ const scenarios: Record<string, Scenario> = {
         const options = { connections: OVERHEAD_CONNECTIONS, seconds: SECONDS / 2 };
         // Each server's own CPU time per request as well: what it costs, whatever else the
         // machine is doing (throughput alone moves with every other process on the two cores).
-        let cpu = cpuMs(bare.pid);
-        const b = await load(bare.url, { ...options, requests: [bareRequest] });
-        const bareCpu = (cpuMs(bare.pid) - cpu) / Math.max(1, b.requests);
-        cpu = cpuMs(daybook.pid);
-        const d = await load(daybook.url, { ...options, requests: [daybookRequest] });
-        const daybookCpu = (cpuMs(daybook.pid) - cpu) / Math.max(1, d.requests);
+        const [b, bareCpu] = await loadWithCpu(bare.pid, () => load(bare.url, { ...options, requests: [bareRequest] }));
+        const [d, daybookCpu] = await loadWithCpu(daybook.pid, () =>
+          load(daybook.url, { ...options, requests: [daybookRequest] }),
+        );
         rounds.bare.push(b.rps);
         rounds.daybook.push(d.rps);
         rounds.ratio.push(d.rps / b.rps);
@@ -274,9 +279,9 @@ const scenarios: Record<string, Scenario> = {
             });
             if (!answer.ok)
               throw new Error(`write: probe answered ${answer.status}: ${(await answer.text()).slice(0, 300)}`);
-            const cpuBefore = cpuMs(server.pid);
-            const result = await load(server.url, { connections: 10, seconds: SECONDS, pick: batch });
-            const cpu = (cpuMs(server.pid) - cpuBefore) / Math.max(1, result.requests);
+            const [result, cpu] = await loadWithCpu(server.pid, () =>
+              load(server.url, { connections: 10, seconds: SECONDS, pick: batch }),
+            );
             const perSecond = (result.ok * 1000) / result.seconds;
             const row = loadRow('write', result, server, {
               ratio: perSecond / floor,
@@ -345,9 +350,9 @@ const scenarios: Record<string, Scenario> = {
           n += 1;
           return { ...next(n), kind: kindOf(n) };
         };
-        const cpuBefore = cpuMs(server.pid);
-        const result = await load(server.url, { connections: 50, seconds: SECONDS, pick });
-        const cpu = (cpuMs(server.pid) - cpuBefore) / Math.max(1, result.requests);
+        const [result, cpu] = await loadWithCpu(server.pid, () =>
+          load(server.url, { connections: 50, seconds: SECONDS, pick }),
+        );
         const stored = await countWritten(ctx.databaseUrl, writes.prefix);
         const kinds = MIXED_KINDS.flatMap((kind) => {
           const k = result.byKind[kind];
