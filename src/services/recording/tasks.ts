@@ -132,8 +132,10 @@ export async function createTask(
       description: body.description ?? null,
       project_id: project?.id ?? null,
       visible: (body.visible ?? true) ? 1 : 0,
-      // As for an imported task without createdAt: noon of its date, then its first activity's start.
-      created_at: localNoon(date, timezone),
+      // As for an imported task without createdAt: noon of its date, then its first activity's
+      // start. With minutes, that start is known: stored at once, the task is not updated (and
+      // its search entry written again) when its activities follow.
+      created_at: from ?? localNoon(date, timezone),
       created_at_auto: 1,
     };
     // Another transaction may have written the id since it was looked up (an import takes no id locks).
