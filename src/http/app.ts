@@ -26,7 +26,7 @@ import { registerMetrics } from './metrics.ts';
 import { drainBeforeClosing } from './drain.ts';
 import type { App, AppDeps, RouteDeps, RouteModule } from './types.ts';
 import { createRecorder } from '../services/recording/recorder.ts';
-import { ReadWorkers } from '../services/read-workers.ts';
+import { ReadWorkers, smallReadThreads } from '../services/read-workers.ts';
 import {
   DATABASE_RETRY_AFTER_SECONDS,
   DATABASE_UNAVAILABLE,
@@ -565,7 +565,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         ? new ReadWorkers(
             { databaseUrl: deps.config.databaseUrl, statementTimeoutMs: deps.config.pgStatementTimeoutMs },
             deps.config.reportWorkers,
-            { small: deps.storage.dialect === 'sqlite' },
+            { smallThreads: deps.storage.dialect === 'sqlite' ? smallReadThreads(deps.config.reportWorkers) : 0 },
           )
         : null;
   // The write thread and the read workers are started before the app serves, side by side:

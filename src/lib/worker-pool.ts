@@ -172,13 +172,13 @@ export class WorkerPool<J, V> {
 
   /**
    * Runs a small job on a thread that can take it soon, or answers null (the caller then does
-   * the work itself): a thread that has started, holds no large job (a small one would wait
-   * behind it) and fewer than `depth` jobs it has not answered yet. A call before any thread was
-   * started starts them, and is itself answered null; a thread that ended is replaced by the
-   * next `run` only, so small jobs, which can be done in place, never start threads again and
-   * again when they cannot start.
+   * the work itself): one of the pool's first `threads` threads that has started, holds no large
+   * job (a small one would wait behind it) and fewer than `depth` jobs it has not answered yet.
+   * A call before any thread was started starts them, and is itself answered null; a thread that
+   * ended is replaced by the next `run` only, so small jobs, which can be done in place, never
+   * start threads again and again when they cannot start.
    */
-  runIfRoom(job: J, depth: number): Promise<V> | null {
+  runIfRoom(job: J, depth: number, threads = this.size): Promise<V> | null {
     if (this.closing) return null;
     if (!this.everStarted) {
       this.start();
@@ -186,7 +186,7 @@ export class WorkerPool<J, V> {
     }
     let chosen: PoolThread<V> | null = null;
     let fewest = depth;
-    for (const candidate of this.threads) {
+    for (const candidate of this.threads.slice(0, threads)) {
       if (!candidate.ready || candidate.large > 0) continue;
       const held = candidate.inHand();
       if (held < fewest) {

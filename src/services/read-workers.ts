@@ -12,7 +12,11 @@
  *   the thread that calls it: built in place, their statements were about half of the server
  *   thread's time under the mixed load while the other core sat partly idle (docs/performance.md,
  *   "Reads on the pool"). A thread holding a large report takes no small job, which would wait
- *   behind it. On PostgreSQL the statements run in the database's processes, and the pool's own
+ *   behind it. Small jobs go to the pool's first threads only, one fewer than the machine has
+ *   cores (at least one; smallReadThreads): the server's thread keeps a core for the HTTP work,
+ *   and on two cores a second thread taking small reads only added switching between threads and
+ *   a second page cache to warm (the mixed load used 4–15 % more CPU per request and served less;
+ *   docs/performance.md, "Small reads on one thread"). Large reports still use every thread. On PostgreSQL the statements run in the database's processes, and the pool's own
  *   connections only added to the queries the database's cores take turns on (the mixed load's
  *   p99 120–133 ms became 158–192 ms), so small reads stay in place there.
  * - Longer activity rows stay in place: they are written into the response as they are read,
@@ -22,6 +26,7 @@
  * Each job answers what the route would answer in place: a report its response body's bytes
  * (moved, not copied), a search its payload, which the route's schema serializes as ever.
  */
+import { availableParallelism } from 'node:os';
 import { WorkerPool } from '../lib/worker-pool.ts';
 import { DAY_MS } from '../lib/time.ts';
 import type { UserRow } from '../storage/accounts.ts';
@@ -76,18 +81,24 @@ export function reportPlace(request: ReportRequest): 'pool' | 'pool-if-room' | '
   return 'pool-if-room';
 }
 
+/** How many of a pool of `size` threads take small reports and searches: one fewer than the cores, at least one. */
+export function smallReadThreads(size: number, cores = availableParallelism()): number {
+  return Math.min(size, Math.max(1, cores - 1));
+}
+
 /** The pool's threads (read-worker.ts). */
 export class ReadWorkers {
   private readonly pool: WorkerPool<ReadJob, ReadAnswer>;
-  private readonly small: boolean;
+  private readonly smallThreads: number;
 
   /**
    * Threads start with `whenStarted` (the app does so before it serves) or the first report or
-   * search. `small`: whether small reports and searches may go to them (SQLite; see above).
+   * search. `smallThreads`: how many of them small reports and searches may go to (0: none, as
+   * on PostgreSQL; see above).
    */
-  constructor(setup: WorkerSetup, size: number, { small }: { small: boolean }) {
+  constructor(setup: WorkerSetup, size: number, { smallThreads }: { smallThreads: number }) {
     this.pool = new WorkerPool('read worker', new URL('./read-worker.ts', import.meta.url), setup, size);
-    this.small = small;
+    this.smallThreads = smallThreads;
   }
 
   /**
@@ -97,16 +108,17 @@ export class ReadWorkers {
    */
   report(job: Omit<ReportJob, 'kind'>, request: ReportRequest): Promise<Buffer[]> | null {
     const place = reportPlace(request);
-    if (place === 'here' || (place === 'pool-if-room' && !this.small)) return null;
+    if (place === 'here' || (place === 'pool-if-room' && this.smallThreads === 0)) return null;
     const full: ReportJob = { kind: 'report', ...job };
-    const answer = place === 'pool' ? this.pool.run(full) : this.pool.runIfRoom(full, SMALL_JOBS_PER_THREAD);
+    const answer =
+      place === 'pool' ? this.pool.run(full) : this.pool.runIfRoom(full, SMALL_JOBS_PER_THREAD, this.smallThreads);
     return answer?.then((chunks) => (chunks as ArrayBuffer[]).map((chunk) => Buffer.from(chunk))) ?? null;
   }
 
   /** The search's payload, or null when no thread has room for it now. */
   search(job: Omit<SearchJob, 'kind'>): Promise<Payload<SearchResponse>> | null {
-    if (!this.small) return null;
-    return this.pool.runIfRoom({ kind: 'search', ...job }, SMALL_JOBS_PER_THREAD) as Promise<
+    if (this.smallThreads === 0) return null;
+    return this.pool.runIfRoom({ kind: 'search', ...job }, SMALL_JOBS_PER_THREAD, this.smallThreads) as Promise<
       Payload<SearchResponse>
     > | null;
   }

@@ -45,6 +45,20 @@ describe('WorkerPool.runIfRoom', () => {
     assert.equal(await pool.runIfRoom(job('s6'), 2), 's6');
   });
 
+  test('small jobs go to the first `threads` threads only; large jobs to any', async () => {
+    pool = new WorkerPool<Job, string>('test pool', entry, null, 2);
+    await pool.whenStarted();
+    const taken = [1, 2].map((n) => pool!.runIfRoom(job(`s${n}`, 200), 2, 1));
+    assert.ok(taken.every((p) => p !== null));
+    // The second thread is idle, but not one of the first 1.
+    assert.equal(pool.runIfRoom(job('s3', 200), 2, 1), null);
+    // A large job goes to the least busy thread, the second: the first still takes small jobs.
+    const large = pool.run(job('large', 400));
+    assert.deepEqual(await Promise.all(taken), ['s1', 's2']);
+    assert.equal(await pool.runIfRoom(job('s4'), 2, 1), 's4');
+    assert.equal(await large, 'large');
+  });
+
   test('a job the thread has answered no longer counts, even before this thread has taken in the answer', async () => {
     pool = new WorkerPool<Job, string>('test pool', entry, null, 1);
     await pool.whenStarted();

@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { importDataset } from '../../src/dataset/import.ts';
 import type { ReportBody } from '../../src/schemas/report.ts';
 import { parseReportRequest } from '../../src/services/reports/request.ts';
-import { ReadWorkers, isLargeReport, reportPlace } from '../../src/services/read-workers.ts';
+import { ReadWorkers, isLargeReport, reportPlace, smallReadThreads } from '../../src/services/read-workers.ts';
 import {
   DEFAULT_NOW,
   EXAMPLE,
@@ -119,6 +119,14 @@ test('small reports go to the pool when it has room; activity rows over a week n
   assert.equal(reportPlace(parseReportRequest({}, DEFAULT_NOW)), 'pool-if-room');
 });
 
+test('small reads go to one thread fewer than the cores, at least one, at most the pool', () => {
+  assert.equal(smallReadThreads(2, 2), 1);
+  assert.equal(smallReadThreads(1, 1), 1);
+  assert.equal(smallReadThreads(4, 4), 3);
+  assert.equal(smallReadThreads(4, 16), 4);
+  assert.equal(smallReadThreads(2, 8), 2);
+});
+
 forEachDialect('reports and searches on the read workers', (dialect) => {
   let database: TestDatabase;
   let pooled: TestApp;
@@ -128,7 +136,7 @@ forEachDialect('reports and searches on the read workers', (dialect) => {
     await importDataset(database.storage, EXAMPLE, { now: () => DEFAULT_NOW });
     // Small reads go to the pool on SQLite only (services/read-workers.ts); the threads build
     // them alike on both databases. The app starts the threads before it serves.
-    const readers = new ReadWorkers({ databaseUrl: database.url, statementTimeoutMs: 30_000 }, 2, { small: true });
+    const readers = new ReadWorkers({ databaseUrl: database.url, statementTimeoutMs: 30_000 }, 2, { smallThreads: 2 });
     pooled = await createTestApp(dialect, { database, dataset: null, readers });
     inline = await createTestApp(dialect, { database, dataset: null, config: { reportWorkers: 0 } });
   });
