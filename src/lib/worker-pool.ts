@@ -186,7 +186,8 @@ export class WorkerPool<J, V> {
     }
     let chosen: PoolThread<V> | null = null;
     let fewest = depth;
-    for (const candidate of this.threads.slice(0, threads)) {
+    for (let i = 0; i < Math.min(threads, this.threads.length); i++) {
+      const candidate = this.threads[i]!;
       if (!candidate.ready || candidate.large > 0) continue;
       const held = candidate.inHand();
       if (held < fewest) {

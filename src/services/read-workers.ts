@@ -16,7 +16,8 @@
  *   cores (at least one; smallReadThreads): the server's thread keeps a core for the HTTP work,
  *   and on two cores a second thread taking small reads only added switching between threads and
  *   a second page cache to warm (the mixed load used 4–15 % more CPU per request and served less;
- *   docs/performance.md, "Small reads on one thread"). Large reports still use every thread. On PostgreSQL the statements run in the database's processes, and the pool's own
+ *   docs/performance.md, "Small reads on one thread"). Large reports still use every thread.
+ *   On PostgreSQL the statements run in the database's processes, and the pool's own
  *   connections only added to the queries the database's cores take turns on (the mixed load's
  *   p99 120–133 ms became 158–192 ms), so small reads stay in place there.
  * - Longer activity rows stay in place: they are written into the response as they are read,
